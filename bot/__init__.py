@@ -1,0 +1,1 @@
+"""The Discord adapter: turns Discord events into engine calls and reports into Discord messages."""

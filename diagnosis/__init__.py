@@ -1,0 +1,9 @@
+"""The oomcheck engine: pure, synchronous, no Discord, no network, no global state.
+
+`diagnose(inputs)` is the one entry point: texts in, a `Report` out, never an exception on user input.
+"""
+
+from diagnosis.engine import diagnose
+from diagnosis.models import Report
+
+__all__ = ["Report", "diagnose"]

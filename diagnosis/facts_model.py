@@ -1,0 +1,97 @@
+"""Facts: the one normalised view of a case that every rule reads.
+
+Built from every piece of a case (the config, the log, the user's own words) by `diagnosis.facts`.
+A value is None when the case does not say it; defaults of the trainer are applied by the builder
+and marked in `defaulted`, so a rule can tell "missing means on" from "explicitly on".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from diagnosis.models import Evidence, KeyPath, OomEvent, OtherProcess, Phase, StepPart
+
+
+@dataclass
+class Facts:
+    # --- what we have
+    has_config: bool = False
+    config_parsed: bool = False
+    has_log: bool = False
+    has_oom: bool = False
+
+    # --- model
+    family: str | None = None  # key of the family table, e.g. "flux", "qwen_image_edit", "zimage"
+    family_label: str | None = None  # display name, e.g. "FLUX.1-dev"
+    arch: str | None = None  # model.arch with the tag dropped, aliases resolved
+    name_or_path: str | None = None
+    params_b: float | None = None  # transformer size in billions, from the family table
+    is_video: bool = False
+    full_finetune: bool = False  # no network section
+
+    # --- the card
+    vram_gib: float | None = None  # class of the card in GB (24, 32, 48 …)
+    vram_source: str | None = None  # "oom_message", "gpu_name", "user", "assumed"
+    gpu_name: str | None = None
+
+    # --- train
+    batch_size: int = 1
+    gradient_accumulation: int = 1
+    gradient_accumulation_steps: int = 1
+    gradient_checkpointing: bool = True
+    gc_explicit: bool = False  # the key is present in the config
+    dtype: str = "fp32"
+    dtype_explicit: bool = False
+    optimizer: str = "adamw"
+    train_text_encoder: bool = False
+    unload_text_encoder: bool = False
+    cache_text_embeddings: bool = False
+    disable_sampling: bool = False
+    skip_first_sample: bool = False
+    caption_dropout_max: float = 0.0
+
+    # --- model memory paths
+    quantize: bool = False
+    qtype: str | None = None
+    quantize_te: bool = False
+    low_vram: bool = False
+    layer_offloading: bool = False
+    network_rank: int | None = None
+
+    # --- data
+    buckets: list[int] = field(default_factory=list)  # every resolution value of every dataset
+    max_bucket: int | None = None
+    latents_cached: bool = False  # every dataset caches latents (memory or disk)
+    num_frames: int = 1  # largest dataset num_frames
+    control_images: int = 0  # number of control paths of the heaviest dataset
+
+    # --- preview
+    sample_width: int | None = None
+    sample_height: int | None = None
+    sample_steps: int | None = None
+    sample_every: int | None = None
+    sample_prompts: int = 0
+    sample_frames: int = 1
+
+    # --- the log
+    phase: Phase = Phase.UNKNOWN
+    step_part: StepPart | None = None
+    step: int | None = None
+    total_steps: int | None = None
+    oom_kind: str | None = None
+    fatal: OomEvent | None = None
+    caught_ooms: int = 0
+    other_processes: list[OtherProcess] = field(default_factory=list)
+    not_oom_kind: str | None = None
+    not_oom_headline: str | None = None
+    os: str | None = None
+
+    # --- the user's words
+    says_regression: bool = False  # "worked before the update", 「アップデート後」…
+    user_text: str = ""
+
+    # --- where each value came from, for evidence: fact name → evidence
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    # --- process-relative config paths of the keys that exist, for fixes: fact name → path
+    paths: dict[str, KeyPath] = field(default_factory=dict)
+    defaulted: set[str] = field(default_factory=set)  # facts filled from the trainer's defaults

@@ -1,0 +1,313 @@
+"""The data that flows through the engine: pieces, configs, log facts, facts, findings, reports.
+
+Every stage of the pipeline (intake → parse → facts → rules → report → render) reads and writes
+only these types, so each stage can be built and tested on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+# A path into a parsed config: mapping keys and list indexes, e.g. ("config", "process", 0, "train").
+KeyPath = tuple[str | int, ...]
+
+
+def format_path(path: KeyPath) -> str:
+    """`("config", "process", 0, "train")` → `config.process[0].train` (the notation of the corpus)."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Intake
+
+
+class PieceKind(StrEnum):
+    CONFIG_YAML = "config_yaml"
+    CONFIG_JSON = "config_json"
+    LOG = "log"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One config or log found in the user's inputs."""
+
+    kind: PieceKind
+    text: str
+    source: str  # which input it came from: a file name, "message 1", "stdin"
+    input_index: int  # index of the input text in the list given to diagnose()
+    line_offset: int  # 0-based line of the input where `text` starts (for evidence line numbers)
+    fenced: bool = False
+    lang_tag: str | None = None
+    from_log: bool = False  # a config recovered from the JSON a trainer echoes into its log
+
+
+@dataclass
+class Intake:
+    pieces: list[Piece]
+    prose: str  # the user's own words (everything that is neither config nor log), for hints
+    language_hint: str | None  # "ja" / "en" / None, from the script of the user's text
+    truncated: bool = False  # an input was larger than the cap and was cut
+    limits_hit: list[str] = field(default_factory=list)  # names of protective limits that were hit
+
+
+# --------------------------------------------------------------------------------------------------
+# Configs
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a piece's text. Lines and columns are 0-based; indexes are offsets into the text."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+    start_index: int
+    end_index: int
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    key: Span | None  # None for list items and the root
+    value: Span
+    node: str  # "scalar", "mapping", "sequence"
+    flow: bool = False  # a flow collection (`[512, 768]`, `{a: 1}`) or JSON
+
+
+@dataclass(frozen=True)
+class ConfigError:
+    line: int  # 1-based, within the piece
+    column: int  # 1-based
+    problem: str  # the parser's own words, e.g. "found character '\t' that cannot start any token"
+    line_text: str
+    tab_indent: bool = False
+
+
+class ConfigShape(StrEnum):
+    FULL_JOB = "full_job"  # job / config / process[i]
+    PROCESS = "process"  # one process dict (the trainer's log echo, or a pasted process)
+    FRAGMENT = "fragment"  # a bare section such as `train:` alone
+
+
+@dataclass
+class ConfigDoc:
+    piece: Piece
+    format: str  # "yaml" or "json"
+    shape: ConfigShape
+    data: Any  # the parsed root (dict) or None when it did not parse
+    process_path: KeyPath  # from the root to the training process mapping; () for PROCESS/FRAGMENT
+    source_map: dict[KeyPath, SourceEntry]  # absolute paths from the root
+    error: ConfigError | None = None
+    limits_hit: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and isinstance(self.data, dict)
+
+
+# --------------------------------------------------------------------------------------------------
+# Logs
+
+
+class OomKind(StrEnum):
+    CUDA_ALLOC = "cuda_alloc"  # the caching allocator's "CUDA out of memory. Tried to allocate …"
+    CUDA_ASYNC_ALLOC = "cuda_async_alloc"  # cudaMallocAsync backend
+    CUDA_ERROR = "cuda_error"  # asynchronous "CUDA error: out of memory"
+    CUBLAS = "cublas"
+    CUDNN = "cudnn"
+    BITSANDBYTES = "bitsandbytes"
+    MPS = "mps"
+    HIP = "hip"
+    XPU = "xpu"
+    HOST_KILLED = "host_killed"  # OOM killer, Killed, exit 137, SIGKILL, UI "exited unexpectedly"
+    HOST_ALLOC = "host_alloc"  # DefaultCPUAllocator
+    MEMORY_ERROR = "memory_error"  # Python MemoryError
+    WINDOWS_PAGEFILE = "windows_pagefile"  # os error 1455
+    SHM = "shm"  # /dev/shm too small, bus error in a DataLoader worker
+    UNKNOWN = "unknown"  # an OOM without a recognised format
+
+    @property
+    def on_host(self) -> bool:
+        return self in {
+            OomKind.HOST_KILLED,
+            OomKind.HOST_ALLOC,
+            OomKind.MEMORY_ERROR,
+            OomKind.WINDOWS_PAGEFILE,
+            OomKind.SHM,
+        }
+
+
+class Phase(StrEnum):
+    MODEL_LOAD = "model_load"
+    QUANTIZE = "quantize"
+    LATENT_CACHING = "latent_caching"
+    TEXT_EMBEDDING_CACHING = "text_embedding_caching"
+    DATALOADER = "dataloader"
+    CONFIG_PARSE = "config_parse"
+    FIRST_SAMPLE = "first_sample"
+    SAMPLING = "sampling"
+    TRAINING_STEP = "training_step"
+    SAVE = "save"
+    UNKNOWN = "unknown"
+
+
+class StepPart(StrEnum):
+    FORWARD = "forward"
+    BACKWARD = "backward"
+    OPTIMIZER = "optimizer"
+
+
+@dataclass(frozen=True)
+class LogLine:
+    line: int  # 1-based within the log piece
+    text: str
+
+
+@dataclass(frozen=True)
+class OtherProcess:
+    pid: int | None
+    bytes: int
+
+
+@dataclass
+class OomEvent:
+    kind: OomKind
+    where: LogLine
+    caught: bool = False  # AI Toolkit caught it and skipped the batch ("skipping batch k/3")
+    tried_bytes: int | None = None
+    total_bytes: int | None = None
+    free_bytes: int | None = None
+    process_bytes: int | None = None  # "this process has X memory in use"
+    allocated_bytes: int | None = None  # allocated by PyTorch
+    reserved_unallocated_bytes: int | None = None
+    non_pytorch_bytes: int | None = None
+    device_index: int | None = None
+    other_processes: list[OtherProcess] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class NonOomError:
+    kind: str  # "missing_module", "hf_auth", "no_kernel_image", "config_error", "compile_error", "other"
+    headline: str
+    where: LogLine
+
+
+@dataclass
+class LogFacts:
+    piece: Piece
+    events: list[OomEvent] = field(default_factory=list)
+    fatal: OomEvent | None = None  # the event that ended the run (None when every OOM was caught)
+    phase: Phase = Phase.UNKNOWN
+    phase_evidence: LogLine | None = None
+    step_part: StepPart | None = None
+    step: int | None = None
+    total_steps: int | None = None
+    job_name: str | None = None
+    device_index: int | None = None  # from `device: cuda:N` in the echo or the OOM message
+    gpu_name: str | None = None
+    gpu_total_bytes: int | None = None  # from a GPU name or nvidia-smi table (not the OOM message)
+    os: str | None = None  # "windows", "linux", "macos"
+    torch_version: str | None = None
+    trainer_version: str | None = None
+    non_oom_error: NonOomError | None = None
+    echoed_config: Piece | None = None  # the process JSON the trainer printed near the top
+    cut_before_error: bool = False  # a traceback that stops before its final error line
+    has_traceback: bool = False
+
+
+# --------------------------------------------------------------------------------------------------
+# Findings and reports
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Applicability(StrEnum):
+    MEMORY_ONLY = "memory_only"
+    CHANGES_RESULTS = "changes_results"
+    ADVICE = "advice"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source: str  # the piece's source ("message 1", "config.yaml") or "user" for the user's words
+    line: int | None  # 1-based line within that source, when it is a line
+    text: str
+
+
+@dataclass(frozen=True)
+class ConfigEdit:
+    """Set `path` (relative to the training process mapping) to `value`, inserting the key if missing."""
+
+    path: KeyPath
+    value: Any  # bool, int, float, str or a list of those
+
+
+@dataclass
+class Finding:
+    rule_id: str
+    severity: Severity
+    applicability: Applicability
+    evidence: list[Evidence] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)  # placeholders for the message catalogues
+    edits: list[ConfigEdit] = field(default_factory=list)
+    ladder_rank: int = 100  # lower comes first on the fix ladder (after the phase reorders it)
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace text[start:end] of the config piece with `new`."""
+
+    start: int
+    end: int
+    new: str
+
+
+@dataclass
+class LadderStep:
+    number: int  # 1-based
+    rule_ids: list[str]
+    edits: list[ConfigEdit]
+    corrected_config: str | None = None  # the whole config text with this step's edits applied
+    diff: str | None = None
+    verified: bool = False  # re-parsed and re-checked: the fixed findings are gone, nothing new
+
+
+@dataclass
+class Note:
+    """Something the reply must say that is not a finding: an input cut at the cap, an assumption."""
+
+    id: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Report:
+    findings: list[Finding]
+    ladder: list[LadderStep]
+    facts: Any  # diagnosis.facts.Facts (kept loose here to avoid an import cycle)
+    language: str  # "ja" or "en": what the reply should be written in
+    not_oom: bool
+    config: ConfigDoc | None = None
+    log: LogFacts | None = None
+    notes: list[Note] = field(default_factory=list)
+    secrets_found: int = 0
+
+    @property
+    def corrected_config(self) -> str | None:
+        return self.ladder[0].corrected_config if self.ladder else None
+
+    @property
+    def diff(self) -> str | None:
+        return self.ladder[0].diff if self.ladder else None

@@ -1,0 +1,3 @@
+from oomcheck.cli import main
+
+raise SystemExit(main())

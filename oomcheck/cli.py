@@ -1,0 +1,173 @@
+"""`oomcheck`: the engine on the command line.
+
+Exit status: 0 nothing found, 1 findings, 2 bad usage (an unreadable path, an unknown rule id).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from diagnosis import diagnose
+from diagnosis.jsonout import report_to_json
+from diagnosis.limits import DEFAULT_LIMITS
+from diagnosis.models import Report
+from diagnosis.render import cli_message, render_cli, render_explain, render_rules
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
+def _env_language() -> str:
+    for var in ("OOMCHECK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        if value:
+            return "ja" if value.lower().startswith("ja") else "en"
+    return "en"
+
+
+def _message_language(choice: str | None) -> str:
+    return choice if choice in ("ja", "en") else _env_language()
+
+
+def read_input(path: Path, cap: int) -> bytes:
+    """Read a file; one far larger than the cap is read head and tail (the error sits at the end)."""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        if size <= 2 * cap:
+            return fh.read()
+        head = fh.read(cap // 8)
+        fh.seek(size - cap)
+        return head + b"\n" + fh.read()
+
+
+def _fixed_path(path: Path) -> Path:
+    return path.with_name(f"{path.stem}.fixed{path.suffix or '.yaml'}")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="oomcheck",
+        description="Diagnose out-of-memory crashes of AI Toolkit training jobs.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="diagnose a config and/or a log (several paths are one case)")
+    check.add_argument("paths", nargs="+", help="config (.yaml/.json), log (.txt/.log), or - for stdin")
+    check.add_argument("--lang", choices=("auto", "ja", "en"), default="auto")
+    check.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    check.add_argument("--gpu-vram", type=float, metavar="GIB", help="VRAM of the card, in GB")
+    check.add_argument("--diff", action="store_true", help="print the fix as a unified diff")
+    check.add_argument("--fix", action="store_true", help="write the corrected config next to the original")
+    check.add_argument("--in-place", action="store_true", help="with --fix: overwrite the original")
+
+    rules = sub.add_parser("rules", help="list every rule")
+    rules.add_argument("--lang", choices=("auto", "ja", "en"), default="auto")
+
+    explain = sub.add_parser("explain", help="explain one rule")
+    explain.add_argument("rule_id")
+    explain.add_argument("--lang", choices=("auto", "ja", "en"), default="auto")
+
+    bot = sub.add_parser("bot", help="run the Discord bot")
+    bot.add_argument("--check-config", action="store_true", help="validate the settings and exit")
+    return parser
+
+
+def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    lang = _message_language(args.lang)
+    cap = DEFAULT_LIMITS.max_input_bytes
+    texts: list[bytes] = []
+    sources: list[str] = []
+    for raw in args.paths:
+        if raw == "-":
+            texts.append(sys.stdin.buffer.read(4 * cap))
+            sources.append("stdin")
+            continue
+        path = Path(raw)
+        try:
+            texts.append(read_input(path, cap))
+        except OSError as exc:
+            err.write(cli_message("cli.unreadable", lang, path=raw, reason=exc.strerror or str(exc)) + "\n")
+            return EXIT_USAGE
+        sources.append(path.name)
+
+    report: Report = diagnose(
+        texts,
+        locale=None if args.lang == "auto" else args.lang,
+        gpu_vram_gib=args.gpu_vram,
+        sources=sources,
+    )
+
+    if args.format == "json":
+        out.write(json.dumps(report_to_json(report).model_dump(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(render_cli(report, fmt=args.format))
+        if args.diff and report.diff:
+            out.write("\n" + report.diff)
+
+    if args.fix:
+        _write_fix(args, report, lang, err)
+    return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+
+
+def _write_fix(args: argparse.Namespace, report: Report, lang: str, err: TextIO) -> None:
+    corrected = report.corrected_config
+    config = report.config
+    if corrected is None or config is None:
+        err.write(cli_message("cli.nothing_to_fix", lang) + "\n")
+        return
+    source_index = config.piece.input_index
+    raw = args.paths[source_index] if source_index < len(args.paths) else "-"
+    whole_file = not config.piece.fenced and config.piece.line_offset == 0 and raw != "-"
+    if not whole_file:
+        # The config was one part of a larger text: write it beside the first path, never over it.
+        target = Path("oomcheck.fixed.yaml" if raw == "-" else _fixed_path(Path(raw)))
+    else:
+        target = Path(raw) if args.in_place else _fixed_path(Path(raw))
+    if target.exists() and target != Path(raw):
+        err.write(cli_message("cli.fix_exists", lang, path=str(target)) + "\n")
+        return
+    if target == Path(raw) and not args.in_place:
+        err.write(cli_message("cli.fix_exists", lang, path=str(target)) + "\n")
+        return
+    target.write_text(corrected, encoding="utf-8")
+    err.write(cli_message("cli.fix_written", lang, path=str(target)) + "\n")
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_USAGE if exc.code else EXIT_CLEAN
+
+    if args.command == "check":
+        return _check(args, out, err)
+    if args.command == "rules":
+        out.write(render_rules(_message_language(args.lang)))
+        return EXIT_CLEAN
+    if args.command == "explain":
+        lang = _message_language(args.lang)
+        text = render_explain(args.rule_id, lang)
+        if text is None:
+            err.write(cli_message("cli.unknown_rule", lang, rule_id=args.rule_id) + "\n")
+            return EXIT_USAGE
+        out.write(text)
+        return EXIT_CLEAN
+    if args.command == "bot":
+        from oomcheck.botcmd import run_bot
+
+        return run_bot(check_config=args.check_config, out=out, err=err)
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

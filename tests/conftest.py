@@ -1,0 +1,16 @@
+"""Shared test set-up: hypothesis profiles and paths to the bundled corpus and examples."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+EXAMPLES = ROOT / "examples"
+
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=60, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

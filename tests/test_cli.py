@@ -1,0 +1,61 @@
+"""The command line: exit codes, JSON contract, --fix safety."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from oomcheck.cli import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, main
+from tests.conftest import CORPUS, EXAMPLES
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_json_output_follows_the_design_contract() -> None:
+    code, out, _ = run("check", str(EXAMPLES / "flux_lora_24gb_gc_off.yaml"), "--format", "json")
+    assert code in (EXIT_CLEAN, EXIT_FINDINGS)
+    data = json.loads(out)
+    for key in ("findings", "not_oom", "corrected_config", "diff", "language", "facts"):
+        assert key in data
+    for key in ("phase", "step", "oom_kind", "gpu_total_gib", "family"):
+        assert key in data["facts"]
+
+
+def test_missing_file_is_a_usage_error() -> None:
+    code, out, err = run("check", "/nonexistent/config.yaml")
+    assert code == EXIT_USAGE
+    assert out == ""
+    assert err.strip()
+
+
+def test_unknown_subcommand_is_a_usage_error() -> None:
+    code, _, _ = run("frobnicate")
+    assert code == EXIT_USAGE
+
+
+def test_unknown_rule_is_a_usage_error() -> None:
+    code, _, err = run("explain", "no_such_rule")
+    assert code == EXIT_USAGE
+    assert err.strip()
+
+
+def test_every_corpus_input_answers_in_json_without_a_traceback() -> None:
+    inputs = sorted(CORPUS.glob("*/*/input.txt"))
+    assert len(inputs) >= 38
+    for path in inputs:
+        code, out, _ = run("check", str(path), "--format", "json")
+        assert code in (EXIT_CLEAN, EXIT_FINDINGS), path
+        json.loads(out)
+
+
+def test_fix_never_overwrites_without_in_place(tmp_path: Path) -> None:
+    config = tmp_path / "job.yaml"
+    config.write_bytes((EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_bytes())
+    before = config.read_bytes()
+    run("check", str(config), "--fix")
+    assert config.read_bytes() == before
