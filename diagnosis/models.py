@@ -49,6 +49,15 @@ class Piece:
     from_log: bool = False  # a config recovered from the JSON a trainer echoes into its log
 
 
+@dataclass(frozen=True)
+class SecretHit:
+    """A secret found (and already replaced) in an input: never keep the secret itself."""
+
+    kind: str  # "hf_token", "discord_token", "wandb_key", "civitai_key", "openai_key", "assignment", "home_path"
+    source: str
+    line: int  # 1-based within that input
+
+
 @dataclass
 class Intake:
     pieces: list[Piece]
@@ -56,6 +65,7 @@ class Intake:
     language_hint: str | None  # "ja" / "en" / None, from the script of the user's text
     truncated: bool = False  # an input was larger than the cap and was cut
     limits_hit: list[str] = field(default_factory=list)  # names of protective limits that were hit
+    secrets: list[SecretHit] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------------
