@@ -1,0 +1,225 @@
+"""Replace secrets in pasted text before anything else reads it.
+
+Every input goes through `scrub` first, so no later stage (parser, rules, renderer, logs) can echo a
+token back. Placeholders are plain YAML-safe words (no quotes, flow or anchor characters, no ": "), so
+a scrubbed config parses exactly like the original did.
+
+Each detector is a regex with bounded quantifiers and a lookbehind that lets a match start only at the
+edge of a run of token characters, so a scan stays linear even on a megabyte of base64. A candidate is
+then validated (length, alphabet, variety of characters) so that ordinary words such as `hf_home`,
+`sk-learn` or `max_token_length: 77` are left alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from diagnosis.models import SecretHit
+
+# How far around a candidate we look for words such as "wandb" or "civitai" (kept small and fixed so a
+# single huge line does not make the scan quadratic).
+_CONTEXT_CHARS = 160
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    start: int  # span of text to replace
+    end: int
+    replacement: str
+    kind: str
+    priority: int  # lower wins when two candidates overlap
+
+
+def _distinct(value: str) -> int:
+    return len(set(value))
+
+
+def _context(text: str, start: int, end: int) -> str:
+    """The part of the candidate's own line within _CONTEXT_CHARS of it, lower-cased."""
+    lo = max(0, start - _CONTEXT_CHARS)
+    hi = min(len(text), end + _CONTEXT_CHARS)
+    window = text[lo:hi]
+    left = window.rfind("\n", 0, start - lo)
+    right = window.find("\n", end - lo)
+    return window[left + 1 : right if right >= 0 else len(window)].lower()
+
+
+# --------------------------------------------------------------------------------------------------
+# Hugging Face: hf_ followed by 30–40 letters and digits (real ones are 34, mixed case).
+
+_HF = re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])")
+
+
+def _hf_ok(token: str) -> bool:
+    body = token[3:]
+    return any(c.isupper() for c in body) and any(c.islower() for c in body) and _distinct(body) >= 12
+
+
+def _find_hf(text: str) -> Iterator[_Candidate]:
+    for m in _HF.finditer(text):
+        if _hf_ok(m.group()):
+            yield _Candidate(m.start(), m.end(), "hf_REDACTED", "hf_token", 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# Discord bot tokens: base64url(user id) . timestamp . HMAC.
+
+_B64 = r"A-Za-z0-9_\-"
+_DISCORD = re.compile(
+    rf"(?<![{_B64}.])([{_B64}]{{23,28}})\.([{_B64}]{{6,7}})\.([{_B64}]{{27,40}})(?![{_B64}.])"
+)
+
+
+def _decodes_to_snowflake(part: str) -> bool:
+    padded = part + "=" * (-len(part) % 4)
+    try:
+        raw = base64.urlsafe_b64decode(padded)
+    except (binascii.Error, ValueError):
+        return False
+    return 17 <= len(raw) <= 20 and raw.isdigit()
+
+
+def _find_discord(text: str) -> Iterator[_Candidate]:
+    for m in _DISCORD.finditer(text):
+        if _decodes_to_snowflake(m.group(1)) and _distinct(m.group(3)) >= 12:
+            yield _Candidate(m.start(), m.end(), "REDACTED_DISCORD_TOKEN", "discord_token", 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# Weights & Biases: 40 hex digits with wandb and key/login words nearby (a bare 40-hex string is far
+# more often a git commit).
+
+_HEX40 = re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{40}(?![0-9A-Za-z_])")
+
+
+def _find_wandb(text: str) -> Iterator[_Candidate]:
+    for m in _HEX40.finditer(text):
+        ctx = _context(text, m.start(), m.end())
+        has_words = "wandb" in ctx and any(w in ctx for w in ("key", "login", "token"))
+        if has_words and _distinct(m.group()) >= 8:
+            yield _Candidate(m.start(), m.end(), "REDACTED_WANDB_KEY", "wandb_key", 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# Civitai: 32 hex digits near the word civitai, or token=… in a civitai URL.
+
+_HEX32 = re.compile(r"(?<![0-9A-Za-z_])[0-9a-fA-F]{32}(?![0-9A-Za-z_])")
+_URL_TOKEN = re.compile(r"[?&](?:token|api_key|apikey)=([A-Za-z0-9_-]{16,128})(?![A-Za-z0-9_-])")
+
+
+def _find_civitai(text: str) -> Iterator[_Candidate]:
+    for m in _HEX32.finditer(text):
+        if "civitai" in _context(text, m.start(), m.end()) and _distinct(m.group()) >= 8:
+            yield _Candidate(m.start(), m.end(), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
+    for m in _URL_TOKEN.finditer(text):
+        value = m.group(1)
+        if "civitai" in _context(text, m.start(), m.end()) and _distinct(value) >= 8:
+            yield _Candidate(m.start(1), m.end(1), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# OpenAI-style keys: sk-…, sk-proj-…
+
+_OPENAI = re.compile(
+    r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])"
+)
+
+
+def _find_openai(text: str) -> Iterator[_Candidate]:
+    for m in _OPENAI.finditer(text):
+        body = m.group()[3:]
+        if any(c.isdigit() for c in body) and any(c.isalpha() for c in body) and _distinct(body) >= 10:
+            yield _Candidate(m.start(), m.end(), "sk-REDACTED", "openai_key", 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# Assignments: HF_TOKEN=…, export WANDB_API_KEY=…, hf_token: …, api_key: "…"
+
+_ENV_ASSIGN = re.compile(
+    r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{0,60}_(?:TOKEN|KEY|SECRET|PASSWORD|APIKEY)"
+    r"[ \t]*[=:][ \t]*([\"']?)([^\s\"'`#,;]{8,512})"
+)
+_YAML_ASSIGN = re.compile(
+    r"(?<![A-Za-z0-9_])(?:[a-z][a-z0-9_]{0,60}_)?(?:token|api_key|apikey|secret|password|access_key)"
+    r"[ \t]*[:=][ \t]*([\"']?)([^\s\"'`#,;]{8,512})",
+    re.IGNORECASE,
+)
+_PLACEHOLDER_WORDS = ("your", "xxxx", "redacted", "example", "changeme", "here", "<", "${", "$(", "%")
+
+
+def _plausible_secret(value: str) -> bool:
+    low = value.lower()
+    if any(w in low for w in _PLACEHOLDER_WORDS):
+        return False
+    if value[0] in "/.~\\" or "://" in value or "\\" in value or value.isdigit():
+        return False
+    if low in {"true", "false", "null", "none"}:
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    return len(value) >= 12 and has_digit and has_alpha and _distinct(value) >= 8
+
+
+def _find_assignments(text: str) -> Iterator[_Candidate]:
+    for pattern in (_ENV_ASSIGN, _YAML_ASSIGN):
+        for m in pattern.finditer(text):
+            if _plausible_secret(m.group(2)):
+                yield _Candidate(m.start(2), m.end(2), "REDACTED_TOKEN", "assignment", 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# User names in home folders: /home/<name>/, /Users/<name>/, C:\Users\<name>\ (also C:\\Users\\ in
+# YAML strings and C:/Users/ with forward slashes).
+
+_NAME = r"[A-Za-z0-9._-]{1,64}"
+_UNIX_HOME = re.compile(rf"(?<![A-Za-z0-9_.-])/(?:home|Users)/({_NAME})(?![A-Za-z0-9._-])")
+_WIN_HOME = re.compile(
+    r"(?<![A-Za-z0-9_])[A-Za-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)([^\\/:*?\"<>|\r\n\t]{1,64}?)(?=\\|/)",
+    re.IGNORECASE,
+)
+_NOT_A_USER = {"user", "public", "default", "default user", "all users", "shared", "username", "<user>"}
+
+
+def _find_home_paths(text: str) -> Iterator[_Candidate]:
+    for pattern in (_UNIX_HOME, _WIN_HOME):
+        for m in pattern.finditer(text):
+            if m.group(1).lower() not in _NOT_A_USER:
+                yield _Candidate(m.start(1), m.end(1), "USER", "home_path", 2)
+
+
+_DETECTORS: tuple[Callable[[str], Iterator[_Candidate]], ...] = (
+    _find_hf,
+    _find_discord,
+    _find_wandb,
+    _find_civitai,
+    _find_openai,
+    _find_assignments,
+    _find_home_paths,
+)
+
+
+def scrub(text: str, source: str) -> tuple[str, list[SecretHit]]:
+    """Return `text` with every secret replaced, and one hit (kind, source, line) per replacement."""
+    candidates = [c for detect in _DETECTORS for c in detect(text)]
+    if not candidates:
+        return text, []
+    candidates.sort(key=lambda c: (c.start, c.priority, -c.end))
+    out: list[str] = []
+    hits: list[SecretHit] = []
+    pos = 0
+    line = 1
+    for cand in candidates:
+        if cand.start < pos:
+            continue  # overlaps one already replaced (e.g. the hf_ token inside `hf_token: …`)
+        line += text.count("\n", pos, cand.start)
+        out.append(text[pos : cand.start])
+        out.append(cand.replacement)
+        hits.append(SecretHit(kind=cand.kind, source=source, line=line))
+        line += text.count("\n", cand.start, cand.end)
+        pos = cand.end
+    out.append(text[pos:])
+    return "".join(out), hits
