@@ -1,0 +1,97 @@
+"""Is a piece of text console output (a log, a traceback, an nvidia-smi table) rather than prose or a config?
+
+Intake asks this of each block it cannot otherwise classify. The signals are lines a program prints and a
+person would not type: PyTorch's OOM texts, traceback frames, AI Toolkit's phase markers at the start of
+a line, tqdm bars, nvidia-smi borders. A sentence that merely mentions "out of memory" is prose.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Texts only a program prints; one is enough.
+_STRONG = re.compile(
+    r"Traceback \(most recent call last\)"
+    r"|out of memory\. Tried to allocate"
+    r"|CUDA error: out of memory"
+    r"|OutOfMemoryError:"
+    r"|MPS backend out of memory \("
+    r"|CUBLAS_STATUS_ALLOC_FAILED"
+    r"|CUDNN_STATUS_[A-Z_]+"
+    r"|DefaultCPUAllocator: "
+    r"|paging file is too small for this operation"
+    r"|Out of memory: Killed process"
+    r"|invoked oom-killer"
+    r"|Error running job: "
+    r"|Job process exited unexpectedly"
+    r"|Job process terminated with "
+    r"|NVIDIA-SMI \d"
+    r"|is killed by signal: "
+    r"|Error out of memory at line \d"
+    r"|Exception raised from \w"
+    r"|CUDA kernel errors might be asynchronously reported"
+    r"|Allocation on device \d+ would exceed allowed memory"
+    r"|Signals\.SIGKILL"
+    r"|return code = -9"
+    r"|\x1b\[[\d;?]{0,20}[A-Za-z]"  # an ANSI colour or cursor code: a terminal wrote this
+)
+
+# Lines that start (after indentation) with something a program prints. Each alternative begins with a
+# literal, and the only repetitions are bounded, so a scan over megabytes stays linear.
+_LINE = re.compile(
+    r"(?:^|\r)[ \t]{0,40}(?:"
+    r"File \"[^\"\n]{1,1000}\", line \d+"  # traceback frame
+    r"|[A-Za-z_][\w.]{0,200}[a-z](?:Error|Exception): "  # the final line of a traceback
+    r"|MemoryError$"
+    r"|Killed$"
+    r"|Loading (?:transformer|checkpoint shards|VAE|T5|CLIP|[\w.\- ]{1,40} model)"
+    r"|Quantizing (?:[Tt]ransformer|Text Encoder|T5|Gemma2)"
+    r"|- quantizing (?:\d+ transformer blocks|extras)"
+    r"|Moving transformer to CPU"
+    r"|Caching (?:latents|text_embeddings|text embeddings|embeddings and unloading)"
+    r"|Generating (?:baseline samples|first sample|Samples|Images|controls)"
+    r"|Skipping first sample"
+    r"|Running 1 job|Running  1 process|# Running job: "
+    r"|Bucket sizes for "
+    r"|\d+ buckets made$"
+    r"|\d{2,5}x\d{2,5}(?:x\d{1,4}f)?: \d+ files$"
+    r"|-  (?:Found \d+ (?:images|videos)|Preprocessing (?:image|video) dimensions)"
+    r"|create LoRA (?:network|for )"
+    r"|Saving at step \d|Saved checkpoint to "
+    r"|Using SQLite database at "
+    r"|#{4} IMPORTANT RESUMING FROM "
+    r"|# OOM during training step"
+    r"|Model Loaded$|Making pipe$|Preparing Model$"
+    r"|Timer '[^'\n]{1,80}':"
+    r"|- \d+ (?:completed jobs?|failures?)$"
+    r"|\| GPU  Name"
+    r"|\+-{5,}\+"
+    r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] "  # dmesg -T
+    r")",
+    re.MULTILINE,
+)
+
+# A tqdm bar: "name:  12%|█▏   | 360/3000 [10:42<…".
+_PROGRESS = re.compile(r"\d{1,3}%\|[^|\n]{0,200}\|\s{0,4}\d+/\d+ ?\[")
+
+# A shell reporting a killed child: "run.sh: line 3: 12345 Killed   python run.py".
+_SHELL_KILLED = re.compile(r"\d+ Killed {1,20}\S")
+
+# Longer texts are judged on their first and last parts: a log shows itself quickly, and the error sits
+# at the end.
+_HEAD_CHARS = 2_000_000
+_TAIL_CHARS = 1_000_000
+
+
+def is_log_text(text: str) -> bool:
+    """True when `text` holds console output; False for prose (any language) and for YAML/JSON configs."""
+    if not text:
+        return False
+    long_text = len(text) > _HEAD_CHARS + _TAIL_CHARS
+    parts = (text[:_HEAD_CHARS], text[-_TAIL_CHARS:]) if long_text else (text,)
+    for part in parts:
+        if _STRONG.search(part) or _PROGRESS.search(part) or _SHELL_KILLED.search(part):
+            return True
+        if _LINE.search(part):
+            return True
+    return False

@@ -1,0 +1,137 @@
+"""GPU names → VRAM class, found in any text (a user's words, an nvidia-smi table, a log line).
+
+The table is data: each row is a pattern for the model part of the name, a canonical name, the VRAM
+assumed when the text gives no size, and the sizes the card exists in (an explicit "16GB" right after
+the name picks one of them). When a card exists in several sizes and nothing says which, the row
+holds the most common one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    pattern: str  # regex for the model part, lower case, no surrounding context
+    name: str
+    gb: float
+    sizes: tuple[float, ...] = ()  # other sizes the card is sold in
+
+
+# Order matters: a longer, more specific name must come before the shorter one it contains
+# ("4070 Ti Super" before "4070 Ti" before "4070").
+GPU_TABLE: tuple[GpuModel, ...] = (
+    # Data-centre and workstation cards.
+    GpuModel(r"(?:rtx\s*pro\s*6000|6000\s*rtx\s*pro|pro\s*6000\s*blackwell)", "RTX PRO 6000", 96),
+    GpuModel(r"rtx\s*6000\s*ada", "RTX 6000 Ada", 48),
+    GpuModel(r"quadro\s*rtx\s*6000", "Quadro RTX 6000", 24),
+    GpuModel(r"quadro\s*rtx\s*8000|rtx\s*8000", "Quadro RTX 8000", 48),
+    GpuModel(r"rtx\s*5000\s*ada", "RTX 5000 Ada", 32),
+    GpuModel(r"rtx\s*4500\s*ada", "RTX 4500 Ada", 24),
+    GpuModel(r"rtx\s*4000\s*ada", "RTX 4000 Ada", 20),
+    GpuModel(r"rtx\s*2000e?(?:\s*ada)?", "RTX 2000 Ada", 16),
+    GpuModel(r"rtx\s*6000", "RTX 6000 Ada", 48),
+    GpuModel(r"(?:rtx\s*)?a6000", "RTX A6000", 48),
+    GpuModel(r"(?:rtx\s*)?a5500", "RTX A5500", 24),
+    GpuModel(r"(?:rtx\s*)?a5000", "RTX A5000", 24),
+    GpuModel(r"(?:rtx\s*)?a4500", "RTX A4500", 20),
+    GpuModel(r"(?:rtx\s*)?a4000", "RTX A4000", 16),
+    GpuModel(r"h200", "H200", 141),
+    GpuModel(r"gh200", "GH200", 96, (144,)),
+    GpuModel(r"h100", "H100", 80, (94, 96)),
+    GpuModel(r"h800", "H800", 80),
+    GpuModel(r"b200", "B200", 180, (192,)),
+    GpuModel(r"a100", "A100", 80, (40,)),
+    GpuModel(r"a800", "A800", 80, (40,)),
+    GpuModel(r"l40s", "L40S", 48),
+    GpuModel(r"l40", "L40", 48),
+    GpuModel(r"a40", "A40", 48),
+    GpuModel(r"a10g", "A10G", 24),
+    GpuModel(r"a10", "A10", 24),
+    GpuModel(r"l4", "L4", 24),
+    GpuModel(r"(?:tesla\s*)?v100", "V100", 16, (32,)),
+    GpuModel(r"tesla\s*t4|t4", "T4", 16),
+    GpuModel(r"tesla\s*p100|p100", "P100", 16, (12,)),
+    GpuModel(r"titan\s*rtx", "Titan RTX", 24),
+    GpuModel(r"mi300x", "MI300X", 192),
+    GpuModel(r"mi250x?", "MI250", 128),
+    # GeForce, newest first.
+    GpuModel(r"5090", "RTX 5090", 32),
+    GpuModel(r"5080", "RTX 5080", 16),
+    GpuModel(r"5070\s*ti", "RTX 5070 Ti", 16),
+    GpuModel(r"5070", "RTX 5070", 12),
+    GpuModel(r"5060\s*ti", "RTX 5060 Ti", 16, (8,)),
+    GpuModel(r"5060", "RTX 5060", 8),
+    GpuModel(r"4090\s*d", "RTX 4090 D", 24),
+    GpuModel(r"4090", "RTX 4090", 24),
+    GpuModel(r"4080\s*super", "RTX 4080 Super", 16),
+    GpuModel(r"4080", "RTX 4080", 16),
+    GpuModel(r"4070\s*ti\s*super", "RTX 4070 Ti Super", 16),
+    GpuModel(r"4070\s*ti", "RTX 4070 Ti", 12),
+    GpuModel(r"4070\s*super", "RTX 4070 Super", 12),
+    GpuModel(r"4070", "RTX 4070", 12),
+    GpuModel(r"4060\s*ti", "RTX 4060 Ti", 16, (8,)),
+    GpuModel(r"4060", "RTX 4060", 8),
+    GpuModel(r"3090\s*ti", "RTX 3090 Ti", 24),
+    GpuModel(r"3090", "RTX 3090", 24),
+    GpuModel(r"3080\s*ti", "RTX 3080 Ti", 12),
+    GpuModel(r"3080", "RTX 3080", 10, (12,)),
+    GpuModel(r"3070\s*ti", "RTX 3070 Ti", 8),
+    GpuModel(r"3070", "RTX 3070", 8),
+    GpuModel(r"3060\s*ti", "RTX 3060 Ti", 8),
+    GpuModel(r"3060", "RTX 3060", 12, (8,)),
+    GpuModel(r"3050", "RTX 3050", 8, (6,)),
+    GpuModel(r"2080\s*ti", "RTX 2080 Ti", 11),
+    GpuModel(r"2080", "RTX 2080", 8),
+    GpuModel(r"2070", "RTX 2070", 8),
+    GpuModel(r"2060", "RTX 2060", 6, (12,)),
+    # "1080" alone is far more often a resolution than a card.
+    GpuModel(r"gtx\s*1080\s*ti|1080\s*ti", "GTX 1080 Ti", 11),
+    GpuModel(r"gtx\s*1080", "GTX 1080", 8),
+    GpuModel(r"gtx\s*1070", "GTX 1070", 8),
+    GpuModel(r"7900\s*xtx", "RX 7900 XTX", 24),
+    GpuModel(r"7900\s*xt", "RX 7900 XT", 20),
+    GpuModel(r"6950\s*xt", "RX 6950 XT", 16),
+    GpuModel(r"6900\s*xt", "RX 6900 XT", 16),
+)
+
+# Brand words that may precede the model ("NVIDIA GeForce RTX 4090"); each is a plain literal, so the
+# bounded repetition cannot backtrack badly.
+_PREFIX = r"(?:(?:nvidia|geforce|rtx|gtx|quadro|tesla|radeon|amd|rx)[\s_-]*){0,3}"
+_ALTERNATION = "|".join(f"(?P<g{i}>{row.pattern})" for i, row in enumerate(GPU_TABLE))
+# Not inside a number or a word, and not a step counter, resolution, percentage or decimal.
+_NAME_RE = re.compile(
+    rf"(?<![\w.:/]){_PREFIX}(?:{_ALTERNATION})(?![\w%]|\.\d|/\d|x\d)",
+    re.IGNORECASE,
+)
+# A size written right after the name: "3060 12GB", "A100-SXM4-80GB", "4060Ti (16 GB)", "5080 16gb/32gb".
+_SIZE_RE = re.compile(
+    r"[\s_()/,-]{0,3}(?:(?:sxm\d?|pcie|nvl|hbm\d?e?)[\s_-]{0,2})?(\d{1,3})\s?(?:gb|gib|g)(?![a-z])",
+    re.IGNORECASE,
+)
+
+# Scanning a whole multi-megabyte log for names is wasted work: callers pass lines or prose, and very
+# long texts are cut here.
+_MAX_SCAN_CHARS = 1_000_000
+
+
+def vram_of_gpu_name(text: str) -> tuple[str, float] | None:
+    """The first GPU named in `text` as (canonical name, VRAM in GB), or None when none is named."""
+    if not text:
+        return None
+    scan = text[:_MAX_SCAN_CHARS]
+    for match in _NAME_RE.finditer(scan):
+        group = match.lastgroup
+        if group is None:
+            continue
+        row = GPU_TABLE[int(group[1:])]
+        gb = row.gb
+        size = _SIZE_RE.match(scan, match.end())
+        if size is not None:
+            stated = float(size.group(1))
+            if stated in row.sizes:
+                gb = stated
+        return row.name, float(gb)
+    return None
