@@ -1,0 +1,1068 @@
+"""A fake Discord (REST + gateway + CDN) served by aiohttp on 127.0.0.1.
+
+It keeps just enough state to answer discord.py 2.7 the way Discord does, records every request the
+bot makes, and lets a test drive users, inject faults and break the gateway connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import mimetypes
+import secrets
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import BodyPartReader, WSMsgType, web
+
+from . import payloads as p
+from .limits import message_violations
+from .payloads import Json, Perm
+
+MESSAGE_CONTENT_INTENT = 1 << 15
+EPHEMERAL = 1 << 6
+LOADING = 1 << 7
+
+
+def mentions_nothing(allowed: Any) -> bool:
+    """True when an `allowed_mentions` object can ping nobody (no @everyone, roles, users or author)."""
+    if not isinstance(allowed, dict) or allowed.get("parse") != []:
+        return False
+    return not allowed.get("users") and not allowed.get("roles") and not allowed.get("replied_user")
+
+
+def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    # discord.py decodes JSON only when Content-Type is exactly this (aiohttp's helper adds a charset).
+    hdrs = {"Content-Type": "application/json"}
+    hdrs.update(headers or {})
+    return web.Response(body=json.dumps(data).encode(), status=status, headers=hdrs)
+
+
+def error_response(status: int, code: int, message: str) -> web.Response:
+    return json_response({"message": message, "code": code}, status=status)
+
+
+@dataclass
+class Upload:
+    field: str
+    filename: str
+    data: bytes
+
+
+@dataclass
+class Request:
+    """One HTTP request the bot made, as Discord would have received it."""
+
+    method: str
+    route: str
+    path: str
+    query: dict[str, str]
+    params: dict[str, str]
+    body: Any
+    files: list[Upload]
+    status: int = 0
+
+    @property
+    def content(self) -> str:
+        return str((self.body or {}).get("content") or "") if isinstance(self.body, dict) else ""
+
+
+RECORD = web.RequestKey("record", Request)
+
+
+@dataclass
+class Fault:
+    route: str
+    status: int
+    times: int
+    body: Json
+    headers: dict[str, str]
+
+
+@dataclass
+class Person:
+    user: Json
+    role_ids: list[int]
+
+    @property
+    def id(self) -> int:
+        return int(self.user["id"])
+
+    @property
+    def name(self) -> str:
+        return str(self.user["username"])
+
+
+@dataclass
+class Interaction:
+    id: int
+    token: str
+    payload: Json
+    channel_id: int
+    callbacks: list[Json] = field(default_factory=list)
+    original_id: int | None = None
+    followup_ids: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Event:
+    seq: int
+    name: str
+    data: Json
+
+
+class FakeDiscord:
+    """One guild, a handful of channels and members, and the bot's application."""
+
+    def __init__(self, *, token: str = "fake-bot-token", heartbeat_interval_ms: int = 41_250) -> None:
+        self.token = token
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.port = 0
+        self.app_id = p.snowflake()
+        self.guild_id = p.snowflake()
+        self.bot = Person(p.user(self.app_id, "oomcheck", bot=True), [])
+        self.owner = Person(p.user(p.snowflake(), "owner"), [])
+
+        self.everyone_role = p.role(self.guild_id, "@everyone", Perm.MEMBER)
+        self.moderator_role_id = p.snowflake()
+        self.bot_role_id = p.snowflake()
+        self.roles: list[Json] = [
+            self.everyone_role,
+            p.role(self.moderator_role_id, "Moderator", Perm.MODERATOR, position=2),
+            p.role(self.bot_role_id, "oomcheck", Perm.BOT, position=1),
+        ]
+        self.bot.role_ids = [self.bot_role_id]
+        self.people: dict[int, Person] = {self.bot.id: self.bot, self.owner.id: self.owner}
+        self.moderator = self.add_member("mod", moderator=True)
+        self.alice = self.add_member("alice")
+        self.bob = self.add_member("bob")
+
+        self.channels: dict[int, Json] = {}
+        self.help_channel = self.add_text_channel("help")
+        self.general = self.add_text_channel("general")
+        self.forum = self._add_channel(p.forum_channel(p.snowflake(), self.guild_id, "training-help"))
+        self.threads: dict[int, Json] = {}
+        self.help_thread = self._add_thread(
+            p.thread(p.snowflake(), self.guild_id, self.help_channel, self.alice.id, "my OOM")
+        )
+
+        self.messages: dict[int, Json] = {}
+        self.history: dict[int, list[int]] = {}
+        self.cdn: dict[str, bytes] = {}
+        self.commands: dict[int | None, list[Json]] = {}
+        self.interactions: dict[int, Interaction] = {}
+
+        self.requests: list[Request] = []
+        self.unhandled: list[str] = []
+        self.violations: list[str] = []
+        self.faults: list[Fault] = []
+
+        self.identifies = 0
+        self.resumes = 0
+        self.connections = 0
+        self.intents = 0
+        self.session_id = ""
+        self.events: list[_Event] = []
+        self._ws: web.WebSocketResponse | None = None
+        self._send_lock = asyncio.Lock()
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self._sockets: set[web.WebSocketResponse] = set()
+
+    # ------------------------------------------------------------------ world
+    def add_member(self, name: str, *, moderator: bool = False) -> Person:
+        person = Person(p.user(p.snowflake(), name), [self.moderator_role_id] if moderator else [])
+        self.people[person.id] = person
+        return person
+
+    def add_text_channel(self, name: str) -> int:
+        return self._add_channel(
+            p.text_channel(p.snowflake(), self.guild_id, name, position=len(self.channels))
+        )
+
+    def _add_channel(self, data: Json) -> int:
+        self.channels[int(data["id"])] = data
+        return int(data["id"])
+
+    def _add_thread(self, data: Json) -> int:
+        self.threads[int(data["id"])] = data
+        return int(data["id"])
+
+    def permissions_of(self, person: Person) -> int:
+        perms = int(self.everyone_role["permissions"])
+        for r in self.roles:
+            if int(r["id"]) in person.role_ids:
+                perms |= int(r["permissions"])
+        return perms
+
+    def member_payload(self, person: Person, *, with_permissions: bool = False) -> Json:
+        return p.member(
+            person.user,
+            person.role_ids,
+            permissions=self.permissions_of(person) if with_permissions else None,
+        )
+
+    def channel_payload(self, channel_id: int) -> Json:
+        if channel_id in self.threads:
+            return self.threads[channel_id]
+        return self.channels[channel_id]
+
+    def guild_payload(self) -> Json:
+        return p.guild(
+            self.guild_id,
+            "AI Toolkit Help",
+            roles=self.roles,
+            channels=list(self.channels.values()),
+            threads=list(self.threads.values()),
+            members=[self.member_payload(m) for m in self.people.values()],
+            owner_id=self.owner.id,
+        )
+
+    # ------------------------------------------------------------- lifecycle
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_base(self) -> str:
+        return f"{self.base_url}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._middleware], client_max_size=64 * 1024 * 1024)
+        r = app.router
+        a = "/api/v10"
+        r.add_get("/", self._gateway, name="gateway")
+        r.add_get(a + "/users/@me", self._me, name="get_me")
+        r.add_get(a + "/oauth2/applications/@me", self._application, name="get_application")
+        r.add_get(a + "/gateway/bot", self._gateway_bot, name="get_gateway_bot")
+        r.add_get(a + "/gateway", self._gateway_bot, name="get_gateway")
+        r.add_put(a + "/applications/{app}/commands", self._put_commands, name="sync_global_commands")
+        r.add_get(a + "/applications/{app}/commands", self._get_commands, name="get_global_commands")
+        r.add_put(
+            a + "/applications/{app}/guilds/{guild}/commands", self._put_commands, name="sync_guild_commands"
+        )
+        r.add_get(
+            a + "/applications/{app}/guilds/{guild}/commands", self._get_commands, name="get_guild_commands"
+        )
+        r.add_get(a + "/channels/{channel}", self._get_channel, name="get_channel")
+        r.add_post(a + "/channels/{channel}/typing", self._no_content, name="typing")
+        r.add_post(a + "/channels/{channel}/messages", self._create_message, name="create_message")
+        r.add_get(a + "/channels/{channel}/messages", self._history, name="get_history")
+        r.add_get(a + "/channels/{channel}/messages/{message}", self._get_message, name="get_message")
+        r.add_patch(a + "/channels/{channel}/messages/{message}", self._edit_message, name="edit_message")
+        r.add_delete(
+            a + "/channels/{channel}/messages/{message}", self._delete_message, name="delete_message"
+        )
+        reaction = a + "/channels/{channel}/messages/{message}/reactions/{emoji}/@me"
+        r.add_put(reaction, self._no_content, name="add_reaction")
+        r.add_delete(reaction, self._no_content, name="remove_reaction")
+        r.add_get(a + "/guilds/{guild}/members/{user}", self._get_member, name="get_member")
+        r.add_post(
+            a + "/interactions/{interaction}/{token}/callback", self._callback, name="interaction_callback"
+        )
+        hook = a + "/webhooks/{app}/{token}"
+        r.add_post(hook, self._followup, name="followup_create")
+        r.add_get(hook + "/messages/{message}", self._webhook_get, name="webhook_get_message")
+        r.add_patch(hook + "/messages/{message}", self._webhook_edit, name="webhook_edit_message")
+        r.add_delete(hook + "/messages/{message}", self._webhook_delete, name="webhook_delete_message")
+        r.add_get("/attachments/{channel}/{attachment}/{filename}", self._cdn, name="cdn")
+        r.add_route("*", "/{tail:.*}", self._unknown, name="unhandled")
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    async def close(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close(code=1001)
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # --------------------------------------------------------------- waiting
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_for(self, predicate: Callable[[], Any], *, timeout: float = 15.0, what: str = "") -> Any:
+        """Wait until `predicate()` is truthy: re-checked after every request and gateway event, and
+        every 50 ms for predicates on the bot's own state."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if loop.time() > deadline:
+                raise AssertionError(f"fake Discord: timed out waiting for {what or predicate}")
+            async with self._changed:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), 0.05)
+
+    async def settle(self, *, quiet: float = 0.3, timeout: float = 20.0) -> None:
+        """Return once the bot has made no request for `quiet` seconds (used before asserting absence)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        seen = -1
+        while len(self.requests) != seen:
+            if loop.time() > deadline:
+                raise AssertionError("fake Discord: the bot never went quiet")
+            seen = len(self.requests)
+            await asyncio.sleep(quiet)
+
+    async def wait_connected(self, *, identifies: int = 1, timeout: float = 15.0) -> None:
+        await self.wait_for(
+            lambda: self.identifies >= identifies and self._ws is not None,
+            timeout=timeout,
+            what=f"IDENTIFY #{identifies}",
+        )
+
+    # ------------------------------------------------------------- inspection
+    def calls(self, route: str | None = None, *, method: str | None = None) -> list[Request]:
+        return [
+            r
+            for r in self.requests
+            if (route is None or r.route == route) and (method is None or r.method == method)
+        ]
+
+    def bot_posts(self, channel_id: int | None = None) -> list[Request]:
+        """Successful channel message sends by the bot (replies and plain posts)."""
+        return [
+            r
+            for r in self.calls("create_message")
+            if r.status == 200 and (channel_id is None or int(r.params["channel"]) == channel_id)
+        ]
+
+    def bot_messages(self, channel_id: int | None = None) -> list[Json]:
+        """Messages the bot authored that still exist (channel posts, interaction responses, follow-ups)."""
+        return [
+            m
+            for m in self.messages.values()
+            if int(m["author"]["id"]) == self.bot.id
+            and (channel_id is None or int(m["channel_id"]) == channel_id)
+        ]
+
+    def replies_to(self, message_id: int) -> list[Json]:
+        return [
+            m
+            for m in self.bot_messages()
+            if (m.get("message_reference") or {}).get("message_id") == str(message_id)
+        ]
+
+    def message(self, message_id: int | str) -> Json:
+        return self.messages[int(message_id)]
+
+    def command(self, name: str) -> tuple[Json, int | None]:
+        """The registered application command named `name`, and the guild it was registered in."""
+        for scope, cmds in self.commands.items():
+            for cmd in cmds:
+                if cmd["name"] == name:
+                    return cmd, scope
+        raise AssertionError(f"the bot did not register an application command named {name!r}")
+
+    # ---------------------------------------------------------------- faults
+    def fail_next(
+        self,
+        route: str,
+        status: int,
+        *,
+        times: int = 1,
+        retry_after: float = 0.05,
+        code: int = 0,
+        message: str | None = None,
+    ) -> None:
+        """Answer the next `times` calls to `route` (a route name, e.g. "create_message") with `status`."""
+        headers: dict[str, str] = {}
+        if status == 429:
+            # discord.py only honours a 429 that carries a Via header and a JSON retry_after.
+            body: Json = {
+                "message": "You are being rate limited.",
+                "retry_after": retry_after,
+                "global": False,
+            }
+            headers = {"Via": "1.1 google", "Retry-After": str(retry_after), "X-RateLimit-Scope": "user"}
+        else:
+            default = {403: (50013, "Missing Permissions"), 404: (10008, "Unknown Message")}
+            dcode, dmsg = default.get(status, (code, "Internal Server Error" if status >= 500 else "Error"))
+            body = {"message": message or dmsg, "code": code or dcode}
+        self.faults.append(Fault(route, status, times, body, headers))
+
+    def _take_fault(self, route: str) -> Fault | None:
+        for fault in self.faults:
+            if fault.route == route and fault.times > 0:
+                fault.times -= 1
+                return fault
+        return None
+
+    # ------------------------------------------------------------ middleware
+    @web.middleware
+    async def _middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        route = request.match_info.route.name or "unhandled"
+        if route == "gateway":
+            result: web.StreamResponse = await handler(request)
+            return result
+        body, files = await self._read_body(request)
+        rec = Request(
+            request.method,
+            route,
+            request.path,
+            dict(request.query),
+            dict(request.match_info),
+            body,
+            files,
+        )
+        request[RECORD] = rec
+        self.requests.append(rec)
+        fault = self._take_fault(route)
+        response: web.StreamResponse
+        if fault is not None:
+            response = json_response(fault.body, fault.status, fault.headers)
+        else:
+            try:
+                response = await handler(request)
+            except web.HTTPException as exc:
+                response = exc
+        rec.status = response.status
+        await self._notify()
+        return response
+
+    async def _read_body(self, request: web.Request) -> tuple[Any, list[Upload]]:
+        ctype = request.content_type
+        if ctype == "application/json":
+            return await request.json(), []
+        if ctype.startswith("multipart/"):
+            body: Any = None
+            files: list[Upload] = []
+            reader = await request.multipart()
+            async for part in reader:
+                if not isinstance(part, BodyPartReader):
+                    continue
+                data = await part.read()
+                if part.name == "payload_json":
+                    body = json.loads(data)
+                else:
+                    files.append(Upload(part.name or "", part.filename or "", bytes(data)))
+            return body, files
+        raw = await request.read()
+        return (raw.decode("utf-8", "replace") if raw else None), []
+
+    # ------------------------------------------------------------------ REST
+    async def _unknown(self, request: web.Request) -> web.Response:
+        self.unhandled.append(f"{request.method} {request.path_qs}")
+        return error_response(404, 0, "404: Not Found")
+
+    async def _no_content(self, request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
+    async def _me(self, request: web.Request) -> web.Response:
+        if request.headers.get("Authorization") != f"Bot {self.token}":
+            return error_response(401, 0, "401: Unauthorized")
+        return json_response(self.bot.user)
+
+    async def _application(self, request: web.Request) -> web.Response:
+        return json_response(p.application(self.app_id, self.owner.user))
+
+    async def _gateway_bot(self, request: web.Request) -> web.Response:
+        return json_response(
+            {
+                "url": self.gateway_url,
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 999,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
+            }
+        )
+
+    async def _put_commands(self, request: web.Request) -> web.Response:
+        scope = int(request.match_info["guild"]) if "guild" in request.match_info else None
+        body = request[RECORD].body or []
+        stored = []
+        for cmd in body:
+            stored.append(
+                {
+                    **cmd,
+                    "id": str(p.snowflake()),
+                    "application_id": str(self.app_id),
+                    "description": cmd.get("description", ""),
+                    "type": cmd.get("type", 1),
+                    "version": str(p.snowflake()),
+                    **({"guild_id": str(scope)} if scope else {}),
+                }
+            )
+        self.commands[scope] = stored
+        return json_response(stored)
+
+    async def _get_commands(self, request: web.Request) -> web.Response:
+        scope = int(request.match_info["guild"]) if "guild" in request.match_info else None
+        return json_response(self.commands.get(scope, []))
+
+    async def _get_channel(self, request: web.Request) -> web.Response:
+        cid = int(request.match_info["channel"])
+        if cid in self.channels or cid in self.threads:
+            return json_response(self.channel_payload(cid))
+        return error_response(404, 10003, "Unknown Channel")
+
+    async def _get_member(self, request: web.Request) -> web.Response:
+        person = self.people.get(int(request.match_info["user"]))
+        if person is None:
+            return error_response(404, 10007, "Unknown Member")
+        return json_response(self.member_payload(person))
+
+    async def _create_message(self, request: web.Request) -> web.Response:
+        rec: Request = request[RECORD]
+        cid = int(request.match_info["channel"])
+        if cid not in self.channels and cid not in self.threads:
+            return error_response(404, 10003, "Unknown Channel")
+        problems = message_violations(rec.body or {}, rec.files, creating=True)
+        if problems:
+            return self._reject(problems)
+        msg = self._bot_message(cid, rec.body or {}, rec.files)
+        await self._store_and_echo(msg)
+        return json_response(msg)
+
+    def _reject(self, problems: list[str]) -> web.Response:
+        self.violations.extend(problems)
+        return json_response(
+            {
+                "message": "Invalid Form Body",
+                "code": 50035,
+                "errors": {"_errors": [{"message": m} for m in problems]},
+            },
+            400,
+        )
+
+    def _bot_message(
+        self, cid: int, body: Json, files: Sequence[Upload], *, flags: int = 0, webhook: bool = False
+    ) -> Json:
+        mid = p.snowflake()
+        ref = body.get("message_reference")
+        referenced = None
+        if ref is not None:
+            referenced = self.messages.get(int(ref["message_id"]))
+            ref = {
+                "message_id": str(ref["message_id"]),
+                "channel_id": str(cid),
+                "guild_id": str(self.guild_id),
+            }
+        msg = p.message(
+            mid,
+            cid,
+            self.bot.user,
+            str(body.get("content") or ""),
+            guild_id=self.guild_id,
+            member_payload=None if webhook else self.member_payload(self.bot),
+            attachments=self._attachments_from(cid, body.get("attachments"), files, existing=[]),
+            embeds=body.get("embeds") or [],
+            components=body.get("components") or [],
+            reference=ref,
+            referenced_message=referenced,
+            flags=int(body.get("flags") or 0) | flags,
+            webhook_id=self.app_id if webhook else None,
+        )
+        msg["allowed_mentions_sent"] = body.get("allowed_mentions")
+        return msg
+
+    def _attachments_from(
+        self, cid: int, meta: Any, files: Sequence[Upload], *, existing: list[Json]
+    ) -> list[Json]:
+        kept: list[Json] = []
+        new_by_index: dict[int, Json] = {}
+        for item in meta or []:
+            match = next((a for a in existing if a["id"] == str(item.get("id"))), None)
+            if match is not None:
+                kept.append(match)
+            else:
+                new_by_index[int(item["id"])] = item
+        if meta is None:
+            kept = list(existing)
+        for index, upload in enumerate(files):
+            name = new_by_index.get(index, {}).get("filename") or upload.filename
+            kept.append(self.host_file(cid, name, upload.data))
+        return kept
+
+    def host_file(self, cid: int, filename: str, data: bytes) -> Json:
+        aid = p.snowflake()
+        path = f"/attachments/{cid}/{aid}/{filename}"
+        self.cdn[path] = data
+        ctype = mimetypes.guess_type(filename)[0]
+        if ctype is not None and ctype.startswith("text/"):
+            ctype += "; charset=utf-8"
+        return p.attachment(aid, filename, len(data), self.base_url + path, ctype)
+
+    async def _store_and_echo(self, msg: Json, *, echo: bool = True) -> None:
+        mid, cid = int(msg["id"]), int(msg["channel_id"])
+        self.messages[mid] = msg
+        if not int(msg.get("flags", 0)) & EPHEMERAL:
+            self.history.setdefault(cid, []).append(mid)
+            if echo:
+                await self.dispatch("MESSAGE_CREATE", self._public(msg))
+
+    @staticmethod
+    def _public(msg: Json) -> Json:
+        return {k: v for k, v in msg.items() if k != "allowed_mentions_sent"}
+
+    async def _history(self, request: web.Request) -> web.Response:
+        cid = int(request.match_info["channel"])
+        limit = min(int(request.query.get("limit", "50")), 100)
+        ids = [i for i in self.history.get(cid, []) if i in self.messages]
+        if "before" in request.query:
+            ids = [i for i in ids if i < int(request.query["before"])]
+        if "after" in request.query:
+            ids = [i for i in ids if i > int(request.query["after"])]
+            ids = ids[:limit]
+        ids = ids[-limit:]
+        return json_response([self._public(self.messages[i]) for i in reversed(ids)])
+
+    def _lookup(self, request: web.Request) -> Json | None:
+        msg = self.messages.get(int(request.match_info["message"]))
+        if msg is None or msg["channel_id"] != request.match_info["channel"]:
+            return None
+        return msg
+
+    async def _get_message(self, request: web.Request) -> web.Response:
+        msg = self._lookup(request)
+        if msg is None or int(msg.get("flags", 0)) & EPHEMERAL:
+            return error_response(404, 10008, "Unknown Message")
+        return json_response(self._public(msg))
+
+    async def _edit_message(self, request: web.Request) -> web.Response:
+        msg = self._lookup(request)
+        if msg is None:
+            return error_response(404, 10008, "Unknown Message")
+        if int(msg["author"]["id"]) != self.bot.id:
+            return error_response(403, 50005, "Cannot edit a message authored by another user")
+        return await self._apply_edit(msg, request[RECORD])
+
+    async def _apply_edit(self, msg: Json, rec: Request) -> web.Response:
+        body: Json = rec.body or {}
+        merged = {**msg, **{k: v for k, v in body.items() if k in ("content", "embeds", "components")}}
+        problems = message_violations(merged, rec.files, creating=False)
+        if problems:
+            return self._reject(problems)
+        for key in ("content", "embeds", "components"):
+            if key in body:
+                msg[key] = body[key] if body[key] is not None else ([] if key != "content" else "")
+        if "flags" in body and body["flags"] is not None:
+            msg["flags"] = (int(msg.get("flags", 0)) & (EPHEMERAL)) | int(body["flags"])
+        msg["flags"] = int(msg.get("flags", 0)) & ~LOADING
+        if "attachments" in body or rec.files:
+            msg["attachments"] = self._attachments_from(
+                int(msg["channel_id"]), body.get("attachments"), rec.files, existing=msg["attachments"]
+            )
+        if "allowed_mentions" in body:
+            msg["allowed_mentions_sent"] = body["allowed_mentions"]
+        msg["edited_timestamp"] = p.iso_now()
+        if not int(msg.get("flags", 0)) & EPHEMERAL:
+            await self.dispatch("MESSAGE_UPDATE", self._public(msg))
+        return json_response(self._public(msg))
+
+    async def _delete_message(self, request: web.Request) -> web.Response:
+        msg = self._lookup(request)
+        if msg is None:
+            return error_response(404, 10008, "Unknown Message")
+        await self._remove(msg)
+        return web.Response(status=204)
+
+    async def _remove(self, msg: Json) -> None:
+        del self.messages[int(msg["id"])]
+        if not int(msg.get("flags", 0)) & EPHEMERAL:
+            payload = {"id": msg["id"], "channel_id": msg["channel_id"], "guild_id": str(self.guild_id)}
+            await self.dispatch("MESSAGE_DELETE", payload)
+
+    async def _cdn(self, request: web.Request) -> web.Response:
+        data = self.cdn.get(request.path)
+        if data is None:
+            return web.Response(status=404, text="not found")
+        return web.Response(body=data, headers={"Content-Type": "application/octet-stream"})
+
+    # ---------------------------------------------------------- interactions
+    def _interaction(self, request: web.Request) -> Interaction | None:
+        if "interaction" in request.match_info:
+            inter = self.interactions.get(int(request.match_info["interaction"]))
+            if inter is None or inter.token != request.match_info["token"]:
+                return None
+            return inter
+        if request.match_info["app"] != str(self.app_id):
+            return None
+        return next((i for i in self.interactions.values() if i.token == request.match_info["token"]), None)
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        inter = self._interaction(request)
+        if inter is None:
+            return error_response(404, 10062, "Unknown interaction")
+        if inter.callbacks:
+            return error_response(400, 40060, "Interaction has already been acknowledged.")
+        rec: Request = request[RECORD]
+        body: Json = rec.body or {}
+        inter.callbacks.append(body)
+        ctype = int(body.get("type", 0))
+        data: Json = body.get("data") or {}
+        flags = int(data.get("flags") or 0)
+        message: Json | None = None
+        if ctype in (4, 5):
+            if ctype == 4:
+                problems = message_violations(data, rec.files, creating=True)
+                if problems:
+                    inter.callbacks.clear()
+                    return self._reject(problems)
+            message = self._bot_message(
+                inter.channel_id, data, rec.files, flags=LOADING if ctype == 5 else 0, webhook=False
+            )
+            message["interaction_metadata"] = {
+                "id": str(inter.id),
+                "type": inter.payload["type"],
+                "user": inter.payload["member"]["user"],
+            }
+            inter.original_id = int(message["id"])
+            await self._store_and_echo(message, echo=ctype == 4)
+        elif ctype in (6, 7):
+            target = inter.payload.get("message")
+            if target is None:
+                return error_response(400, 50035, "callback type 6/7 needs a component interaction")
+            inter.original_id = int(target["id"])
+            message = self.messages.get(inter.original_id)
+            if ctype == 7 and message is not None:
+                edit = Request("PATCH", "callback_update", "", {}, {}, data, rec.files)
+                resp = await self._apply_edit(message, edit)
+                if resp.status != 200:
+                    inter.callbacks.clear()
+                    return resp
+        ephemeral = bool(flags & EPHEMERAL)
+        return json_response(
+            p.callback_response(
+                inter.id, ctype, self._public(message) if message else None, ephemeral=ephemeral
+            )
+        )
+
+    async def _followup(self, request: web.Request) -> web.Response:
+        inter = self._interaction(request)
+        if inter is None:
+            return error_response(404, 10015, "Unknown Webhook")
+        rec: Request = request[RECORD]
+        if not inter.callbacks:
+            self.violations.append("follow-up sent before the interaction was acknowledged")
+            return error_response(404, 10015, "Unknown Webhook")
+        problems = message_violations(rec.body or {}, rec.files, creating=True)
+        if problems:
+            return self._reject(problems)
+        msg = self._bot_message(inter.channel_id, rec.body or {}, rec.files, webhook=True)
+        inter.followup_ids.append(int(msg["id"]))
+        await self._store_and_echo(msg)
+        return json_response(self._public(msg))
+
+    def _webhook_target(self, request: web.Request) -> Json | None:
+        inter = self._interaction(request)
+        if inter is None:
+            return None
+        ref = request.match_info["message"]
+        mid = inter.original_id if ref == "@original" else int(ref)
+        if mid is None or (ref != "@original" and mid not in inter.followup_ids):
+            return None
+        return self.messages.get(mid)
+
+    async def _webhook_get(self, request: web.Request) -> web.Response:
+        msg = self._webhook_target(request)
+        if msg is None:
+            return error_response(404, 10008, "Unknown Message")
+        return json_response(self._public(msg))
+
+    async def _webhook_edit(self, request: web.Request) -> web.Response:
+        msg = self._webhook_target(request)
+        if msg is None:
+            return error_response(404, 10008, "Unknown Message")
+        return await self._apply_edit(msg, request[RECORD])
+
+    async def _webhook_delete(self, request: web.Request) -> web.Response:
+        msg = self._webhook_target(request)
+        if msg is None:
+            return error_response(404, 10008, "Unknown Message")
+        await self._remove(msg)
+        return web.Response(status=204)
+
+    # --------------------------------------------------------------- gateway
+    async def _send(self, ws: web.WebSocketResponse, frame: Json) -> None:
+        try:
+            await ws.send_str(json.dumps(frame))
+        except (ConnectionError, RuntimeError):
+            if self._ws is ws:
+                self._ws = None
+
+    async def dispatch(self, name: str, data: Json) -> None:
+        """Send a DISPATCH event; it is kept for replay after a RESUME, like Discord does."""
+        async with self._send_lock:
+            event = _Event(len(self.events) + 1, name, data)
+            self.events.append(event)
+            if self._ws is not None:
+                await self._send(self._ws, {"op": 0, "s": event.seq, "t": name, "d": data})
+        await self._notify()
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        self._sockets.add(ws)
+        self.connections += 1
+        try:
+            await self._send(ws, {"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                op, d = frame.get("op"), frame.get("d")
+                if op == 1:
+                    async with self._send_lock:
+                        await self._send(ws, {"op": 11})
+                elif op == 2:
+                    await self._identify(ws, d)
+                elif op == 6:
+                    await self._resume(ws, d)
+                elif op == 8:
+                    chunk = {
+                        "guild_id": str(self.guild_id),
+                        "members": [self.member_payload(m) for m in self.people.values()],
+                        "chunk_index": 0,
+                        "chunk_count": 1,
+                        "nonce": d.get("nonce"),
+                    }
+                    await self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
+        finally:
+            self._sockets.discard(ws)
+            if self._ws is ws:
+                self._ws = None
+            await self._notify()
+        return ws
+
+    async def _identify(self, ws: web.WebSocketResponse, d: Json) -> None:
+        if d.get("token") != self.token:
+            await ws.close(code=4004, message=b"Authentication failed.")
+            return
+        async with self._send_lock:
+            self.identifies += 1
+            self.intents = int(d.get("intents", 0))
+            self.session_id = secrets.token_hex(16)
+            self.events = []
+            self._ws = ws
+        await self.dispatch(
+            "READY", p.ready(self.bot.user, self.session_id, self.gateway_url, [self.guild_id], self.app_id)
+        )
+        await self.dispatch("GUILD_CREATE", self.guild_payload())
+
+    async def _resume(self, ws: web.WebSocketResponse, d: Json) -> None:
+        if d.get("token") != self.token or d.get("session_id") != self.session_id:
+            await self._send(ws, {"op": 9, "d": False})
+            return
+        async with self._send_lock:
+            self.resumes += 1
+            seq = int(d.get("seq") or 0)
+            for event in self.events:
+                if event.seq > seq:
+                    await self._send(ws, {"op": 0, "s": event.seq, "t": event.name, "d": event.data})
+            self._ws = ws
+        await self.dispatch("RESUMED", {})
+
+    async def drop_connection(self, code: int = 4000) -> None:
+        """Close the bot's gateway socket; events dispatched until it resumes are buffered."""
+        ws = self._ws
+        self._ws = None
+        if ws is not None:
+            await ws.close(code=code)
+
+    async def send_reconnect(self) -> None:
+        """Op 7: Discord asks the client to reconnect and resume."""
+        async with self._send_lock:
+            ws = self._ws
+            self._ws = None
+            if ws is not None:
+                await self._send(ws, {"op": 7, "d": None})
+
+    async def invalidate_session(self) -> None:
+        """Op 9 with d=false: the session is gone; the client must IDENTIFY again."""
+        async with self._send_lock:
+            ws = self._ws
+            self._ws = None
+            self.session_id = "invalidated"
+            if ws is not None:
+                await self._send(ws, {"op": 9, "d": False})
+
+    # ---------------------------------------------------------- user actions
+    def _visible(self, msg: Json) -> Json:
+        """What the bot receives: without the message-content intent, content is stripped (as on Discord)."""
+        mentioned = any(u["id"] == str(self.bot.id) for u in msg.get("mentions", []))
+        if self.intents & MESSAGE_CONTENT_INTENT or mentioned:
+            return msg
+        return {**msg, "content": "", "embeds": [], "attachments": [], "components": []}
+
+    async def user_sends(
+        self,
+        author: Person,
+        channel_id: int,
+        content: str = "",
+        *,
+        files: Iterable[tuple[str, bytes]] = (),
+        reply_to: Json | None = None,
+        mention_bot: bool = False,
+        message_id: int | None = None,
+        dispatch: bool = True,
+    ) -> Json:
+        """A member posts a message (optionally with files); returns the message payload."""
+        mid = message_id or p.snowflake()
+        mentions = [self.bot.user] if mention_bot else []
+        if mention_bot:
+            content = f"<@{self.bot.id}> {content}"
+        msg = p.message(
+            mid,
+            channel_id,
+            author.user,
+            content,
+            guild_id=self.guild_id,
+            member_payload=self.member_payload(author),
+            attachments=[self.host_file(channel_id, name, data) for name, data in files],
+            mentions=mentions,
+            mention_everyone="@everyone" in content,
+            reference=(
+                {"message_id": reply_to["id"], "channel_id": str(channel_id), "guild_id": str(self.guild_id)}
+                if reply_to
+                else None
+            ),
+            referenced_message=reply_to,
+        )
+        self.messages[mid] = msg
+        self.history.setdefault(channel_id, []).append(mid)
+        if channel_id in self.threads:
+            self.threads[channel_id]["message_count"] += 1
+        if dispatch:
+            await self.dispatch("MESSAGE_CREATE", self._visible(msg))
+        return msg
+
+    async def user_edits(self, msg: Json, content: str) -> Json:
+        msg["content"] = content
+        msg["edited_timestamp"] = p.iso_now()
+        await self.dispatch("MESSAGE_UPDATE", self._visible(msg))
+        return msg
+
+    async def user_deletes(self, msg: Json) -> None:
+        await self._remove(msg)
+
+    async def create_thread(
+        self, owner: Person, parent_id: int, name: str, *, thread_id: int | None = None
+    ) -> int:
+        data = p.thread(thread_id or p.snowflake(), self.guild_id, parent_id, owner.id, name)
+        tid = self._add_thread(data)
+        await self.dispatch("THREAD_CREATE", {**data, "newly_created": True})
+        return tid
+
+    async def create_forum_post(
+        self,
+        author: Person,
+        title: str,
+        content: str,
+        *,
+        files: Iterable[tuple[str, bytes]] = (),
+        message_first: bool = False,
+        forum_id: int | None = None,
+    ) -> Json:
+        """A forum post: THREAD_CREATE + the starter MESSAGE_CREATE (same id), in either order."""
+        tid = p.snowflake()
+        forum = forum_id or self.forum
+        if message_first:
+            self.threads[tid] = p.thread(tid, self.guild_id, forum, author.id, title)
+            msg = await self.user_sends(author, tid, content, files=files, message_id=tid)
+            del self.threads[tid]
+            await self.create_thread(author, forum, title, thread_id=tid)
+        else:
+            await self.create_thread(author, forum, title, thread_id=tid)
+            msg = await self.user_sends(author, tid, content, files=files, message_id=tid)
+        return msg
+
+    def _channel_for_interaction(self, channel_id: int) -> Json:
+        data = dict(self.channel_payload(channel_id))
+        data["permissions"] = str(Perm.BOT)
+        return data
+
+    def _new_interaction(
+        self, type_: int, author: Person, channel_id: int, data: Json, **extra: Any
+    ) -> Interaction:
+        iid = p.snowflake()
+        token = secrets.token_urlsafe(24)
+        payload = p.interaction(
+            iid,
+            token,
+            self.app_id,
+            type_,
+            guild_id=self.guild_id,
+            channel=self._channel_for_interaction(channel_id),
+            member_payload=self.member_payload(author, with_permissions=True),
+            data=data,
+            **extra,
+        )
+        inter = Interaction(iid, token, payload, channel_id)
+        self.interactions[iid] = inter
+        return inter
+
+    async def slash_command(
+        self,
+        author: Person,
+        channel_id: int,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        files: dict[str, tuple[str, bytes]] | None = None,
+        locale: str = "en-US",
+    ) -> Interaction:
+        """A member runs `/name` with string/int/bool options and attachment options (name → file)."""
+        cmd, scope = self.command(name)
+        types = {str: 3, bool: 5, int: 4, float: 10}
+        opts: list[Json] = [
+            {"name": k, "type": types[type(v)], "value": v} for k, v in (options or {}).items()
+        ]
+        resolved: Json = {}
+        for opt_name, (filename, data) in (files or {}).items():
+            att = self.host_file(channel_id, filename, data)
+            resolved.setdefault("attachments", {})[att["id"]] = att
+            opts.append({"name": opt_name, "type": 11, "value": att["id"]})
+        data_ = p.slash_data(int(cmd["id"]), name, opts, guild_id=scope, resolved=resolved)
+        inter = self._new_interaction(2, author, channel_id, data_, locale=locale)
+        await self.dispatch("INTERACTION_CREATE", inter.payload)
+        return inter
+
+    async def message_command(
+        self, author: Person, target: Json, name: str, *, locale: str = "en-US"
+    ) -> Interaction:
+        """A member uses the message context menu `name` on `target`."""
+        cmd, scope = self.command(name)
+        data = p.message_command_data(int(cmd["id"]), name, self._public(target), guild_id=scope)
+        inter = self._new_interaction(2, author, int(target["channel_id"]), data, locale=locale)
+        await self.dispatch("INTERACTION_CREATE", inter.payload)
+        return inter
+
+    async def click(
+        self, author: Person, message: Json, custom_id: str, *, locale: str = "en-US"
+    ) -> Interaction:
+        """A member clicks the button `custom_id` on `message` (a message the bot sent)."""
+        current = self.messages.get(int(message["id"]), message)
+        ids = [c.get("custom_id") for row in current.get("components", []) for c in row.get("components", [])]
+        if custom_id not in ids:
+            raise AssertionError(f"no component {custom_id!r} on message {message['id']}: {ids}")
+        data = p.component_data(custom_id, 2)
+        inter = self._new_interaction(
+            3, author, int(current["channel_id"]), data, locale=locale, message_payload=self._public(current)
+        )
+        await self.dispatch("INTERACTION_CREATE", inter.payload)
+        return inter
+
+    async def wait_responded(self, inter: Interaction, *, timeout: float = 15.0) -> Json:
+        """Wait for the bot's callback to `inter`; returns the callback body ({"type", "data"})."""
+        await self.wait_for(
+            lambda: inter.callbacks, timeout=timeout, what=f"a response to interaction {inter.id}"
+        )
+        return inter.callbacks[0]
