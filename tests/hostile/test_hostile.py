@@ -285,9 +285,10 @@ NON_FINITE_VRAM_BUG = (
 )
 NON_FINITE = ("nan", "inf", "-inf")
 VRAM_VALUES = [
-    pytest.param(v, marks=pytest.mark.xfail(strict=True, reason=NON_FINITE_VRAM_BUG)) if v in NON_FINITE else v
+    pytest.param(v, marks=pytest.mark.xfail(strict=True, reason=NON_FINITE_VRAM_BUG))
+    if v in NON_FINITE
+    else v
     for v in (*NON_FINITE, "-1", "0", "1e308", "0.0001")
-]
 ]
 
 
