@@ -1,10 +1,150 @@
-"""`oomcheck bot` (placeholder until the Discord adapter lands)."""
+"""`oomcheck bot`: run the Discord bot, validate its settings, or report its health."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
+from pydantic import ValidationError
 
-def run_bot(*, check_config: bool, out: TextIO, err: TextIO) -> int:
-    err.write("oomcheck bot: the Discord adapter is not installed yet.\n")
-    return 2
+from bot.settings import BotSettings
+
+EXIT_OK = 0
+EXIT_UNHEALTHY = 1
+EXIT_USAGE = 2
+
+Say = Callable[..., str]
+
+
+def _say(key: str, lang: str, **params: object) -> str:
+    from diagnosis.render import message
+
+    return str(message(f"bot.{key}", lang, **params))
+
+
+def _env_language() -> str:
+    for var in ("OOMCHECK_DEFAULT_LANGUAGE", "OOMCHECK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        if value:
+            return "ja" if value.lower().startswith("ja") else "en"
+    return "en"
+
+
+def _env_name(field: str) -> str:
+    return "DISCORD_TOKEN" if field == "token" else f"OOMCHECK_{field.upper()}"
+
+
+def invalid_lines(error: ValidationError, lang: str, say: Say = _say) -> list[str]:
+    lines = [say("check_config.invalid_header", lang)]
+    for problem in error.errors(include_url=False, include_input=False):
+        field = str(problem["loc"][0]) if problem["loc"] else "?"
+        lines.append("  " + say("check_config.invalid", lang, name=_env_name(field), problem=problem["msg"]))
+    return lines
+
+
+def _database_problem(path: Path) -> str | None:
+    folder = path.resolve().parent
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not os.access(probe, os.W_OK):
+        return f"permission denied ({probe})"
+    return None
+
+
+def check_lines(settings: BotSettings, say: Say = _say) -> tuple[list[str], bool]:
+    """What `--check-config` prints, and whether the bot can start with these settings."""
+    lang = settings.default_language
+    lines: list[str] = []
+    ok = True
+    if settings.token is None:
+        lines.append(say("check_config.missing_token", lang))
+        ok = False
+    problem = _database_problem(settings.database_path)
+    if problem is not None:
+        lines.append(
+            say(
+                "check_config.database_unwritable",
+                lang,
+                path=str(settings.database_path.parent),
+                reason=problem,
+            )
+        )
+        ok = False
+    if settings.guild_ids:
+        lines.append(say("check_config.guilds", lang, count=len(settings.guild_ids)))
+    else:
+        lines.append(say("check_config.guilds_global", lang))
+    lines.append(
+        say(
+            "check_config.channels",
+            lang,
+            help=len(settings.help_channel_ids),
+            forums=len(settings.forum_channel_ids),
+        )
+    )
+    if settings.auto_mode and not (settings.help_channel_ids or settings.forum_channel_ids):
+        lines.append(say("check_config.no_channels", lang))
+    lines.append(say("check_config.database", lang, path=str(settings.database_path)))
+    if ok:
+        lines.append(say("check_config.ok", lang))
+    return lines, ok
+
+
+def health_line(settings: BotSettings, say: Say = _say, now: float | None = None) -> tuple[str, bool]:
+    from bot.heartbeat import heartbeat_age
+
+    lang = settings.default_language
+    age = heartbeat_age(settings.heartbeat_path, now)
+    if age is None:
+        return say("health.missing", lang, path=str(settings.heartbeat_path)), False
+    healthy = age <= settings.heartbeat_max_age()
+    return say("health.ok" if healthy else "health.stale", lang, age=f"{age:.0f}"), healthy
+
+
+async def _serve(settings: BotSettings, token: str, err: TextIO) -> int:
+    import discord
+
+    from bot.app import create_bot
+
+    bot = create_bot(settings)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
+    try:
+        await bot.start(token)
+    except discord.LoginFailure:
+        err.write(_say("run.login_failed", settings.default_language) + "\n")
+        return EXIT_USAGE
+    finally:
+        if not bot.is_closed():
+            await bot.close()
+    return EXIT_OK
+
+
+def run_bot(*, check_config: bool, out: TextIO, err: TextIO, health: bool = False) -> int:
+    try:
+        settings = BotSettings()
+    except ValidationError as exc:
+        err.write("\n".join(invalid_lines(exc, _env_language())) + "\n")
+        return EXIT_USAGE
+    if health:
+        line, healthy = health_line(settings)
+        (out if healthy else err).write(line + "\n")
+        return EXIT_OK if healthy else EXIT_UNHEALTHY
+    lines, ok = check_lines(settings)
+    if check_config:
+        (out if ok else err).write("\n".join(lines) + "\n")
+        return EXIT_OK if ok else EXIT_USAGE
+    if not ok or settings.token is None:
+        err.write("\n".join(lines) + "\n")
+        return EXIT_USAGE
+    from bot.logs import setup
+
+    token = settings.token.get_secret_value()
+    setup(settings.log_level, token)
+    return asyncio.run(_serve(settings, token, err))

@@ -1,0 +1,287 @@
+"""The bot: a `commands.Bot` that adapts Discord events to the engine and back.
+
+`create_bot(settings, **client_options)` builds it; client options pass straight to discord.py
+(`connector`, `guild_ready_timeout`, `max_ratelimit_timeout`, …).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import buttons, listeners
+from bot import commands as bot_commands
+from bot.engine import DiagnosisEngine, EnginePort
+from bot.heartbeat import write_heartbeat
+from bot.inputs import IgnoredFile, inputs_hash
+from bot.ratelimit import Cooldown, WindowLimiter
+from bot.request import Prepared, Request
+from bot.send import NO_MENTIONS, from_reply
+from bot.settings import BotSettings
+from bot.store import Answer, Case, GuildSettings, Store
+from bot.translator import CatalogueTranslator
+from bot.triggers import AutoScope
+from bot.views import ButtonAction, ButtonLabels, OomButton, build_view
+from diagnosis.models import Report
+
+log = logging.getLogger("oomcheck.bot")
+T = TypeVar("T")
+
+
+class OomTree(app_commands.CommandTree[Any]):
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        client = interaction.client
+        command = interaction.command.qualified_name if interaction.command else "?"
+        log.error(
+            "command %s failed (guild=%s channel=%s user=%s): %s",
+            command,
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id,
+            type(getattr(error, "original", error)).__name__,
+            exc_info=getattr(error, "original", error),
+        )
+        if isinstance(client, OomBot):
+            await client.apologize(interaction)
+
+
+class OomBot(commands.Bot):
+    def __init__(self, settings: BotSettings, engine: EnginePort, **client_options: Any) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        intents.guild_messages = True
+        intents.message_content = True
+        # Never ping anyone, whatever a caller passes: the bot echoes user-controlled text.
+        client_options["allowed_mentions"] = NO_MENTIONS
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            tree_cls=OomTree,
+            **client_options,
+        )
+        self.settings = settings
+        self.engine = engine
+        self.scope = AutoScope(frozenset(settings.help_channel_ids), frozenset(settings.forum_channel_ids))
+        self.cooldown = Cooldown(settings.user_cooldown_seconds)
+        self.channel_limiter = WindowLimiter(settings.channel_replies_per_minute, 60.0)
+        self._store: Store | None = None
+        self._inflight: set[int] = set()
+        self._heartbeat_task: asyncio.Task[None] | None = None
+        bot_commands.register(self)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def setup_hook(self) -> None:
+        self._store = await asyncio.to_thread(Store, self.settings.database_path)
+        await self.db(self.store.purge, time.time() - self.settings.retention_days * 86400)
+        self.add_dynamic_items(OomButton)
+        await self.tree.set_translator(CatalogueTranslator(self.lookup))
+        await self._sync_commands()
+        self._heartbeat_task = asyncio.create_task(self._heartbeat_loop(), name="oomcheck-heartbeat")
+
+    async def _sync_commands(self) -> None:
+        if not self.settings.guild_ids:
+            await self.tree.sync()
+            return
+        for guild_id in self.settings.guild_ids:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            try:
+                await self.tree.sync(guild=guild)
+            except discord.HTTPException as exc:
+                # One server without the applications.commands scope must not keep the others down.
+                log.warning("command sync failed for guild %s: HTTP %s", guild_id, exc.status)
+
+    async def _heartbeat_loop(self) -> None:
+        await self.wait_until_ready()
+        last_purge = time.time()
+        while not self.is_closed():
+            if self.is_ready() and math.isfinite(self.latency):
+                try:
+                    await asyncio.to_thread(write_heartbeat, self.settings.heartbeat_path)
+                except OSError as exc:
+                    log.warning("cannot write the heartbeat file: %s", exc.strerror)
+            if time.time() - last_purge > 3600:
+                last_purge = time.time()
+                await self.db(self.store.purge, last_purge - self.settings.retention_days * 86400)
+            await asyncio.sleep(self.settings.heartbeat_interval_seconds)
+
+    async def close(self) -> None:
+        if self._heartbeat_task is not None:
+            self._heartbeat_task.cancel()
+        await super().close()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
+        # The arguments are Discord objects holding user text: log where it happened, never what was said.
+        log.exception("error in event %s", event_method)
+
+    # ------------------------------------------------------------------ events
+
+    async def on_message(self, message: discord.Message) -> None:
+        await listeners.on_message(self, message)
+
+    async def on_thread_create(self, thread: discord.Thread) -> None:
+        await listeners.on_thread_create(self, thread)
+
+    async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
+        await listeners.on_raw_message_edit(self, payload)
+
+    async def on_oom_button(self, interaction: discord.Interaction, action: ButtonAction) -> None:
+        await buttons.on_button(self, interaction, action)
+
+    # ------------------------------------------------------------------ services for the handlers
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("the store opens in setup_hook")
+        return self._store
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(fn, *args)
+
+    def claim(self, message_id: int) -> bool:
+        """Mark a message as being answered; False when another event is already on it."""
+        if message_id in self._inflight:
+            return False
+        self._inflight.add(message_id)
+        return True
+
+    def release(self, message_id: int) -> None:
+        self._inflight.discard(message_id)
+
+    def lookup(self, key: str, lang: str) -> str | None:
+        try:
+            text = self.engine.message(key, lang)
+        except KeyError:
+            return None
+        return text if text and text != key else None
+
+    def t(self, key: str, lang: str, **params: object) -> str:
+        return self.engine.message(f"bot.{key}", lang, **params)
+
+    async def guild_prefs(self, guild_id: int | None) -> GuildSettings:
+        if guild_id is None:
+            return GuildSettings()
+        return await self.db(self.store.guild_settings, guild_id)
+
+    async def guild_language(self, guild_id: int | None) -> str:
+        return (await self.guild_prefs(guild_id)).language or self.settings.default_language
+
+    async def ui_language(self, interaction: discord.Interaction, explicit: str | None = None) -> str:
+        guild_default = await self.guild_language(interaction.guild_id)
+        return self.engine.choose_language(explicit, str(interaction.locale.value), guild_default, None)
+
+    def ignored_notes(self, ignored: Sequence[IgnoredFile], lang: str) -> list[str]:
+        limit_mib = f"{self.settings.input_cap_bytes / (1024 * 1024):g}"
+        return [
+            self.t("attachment_ignored_size", lang, name=f.name, limit_mib=limit_mib)
+            if f.reason == "size"
+            else self.t("attachment_ignored_type", lang, name=f.name)
+            for f in ignored
+        ]
+
+    async def diagnose(self, request: Request) -> Report:
+        inputs = request.gathered.inputs
+        return await asyncio.to_thread(
+            self.engine.diagnose,
+            [i.text for i in inputs],
+            locale=request.explicit_language,
+            gpu_vram_gib=request.gpu_vram_gib,
+            sources=[i.source for i in inputs],
+        )
+
+    async def build(
+        self, request: Request, report: Report, *, step: int = 1, lang: str | None = None
+    ) -> Prepared:
+        if lang is None:
+            guild_default = await self.guild_language(request.guild_id)
+            lang = self.engine.choose_language(
+                request.explicit_language, request.user_locale, guild_default, report.language
+            )
+        reply = await asyncio.to_thread(self.engine.render, report, lang=lang, step=step)
+        notes = [*request.notes, *self.ignored_notes(request.gathered.ignored, lang)]
+        labels = ButtonLabels(
+            next_step=self.t("button.next_step", lang),
+            language=self.t("button.language", lang),
+            delete=self.t("button.delete", lang),
+        )
+        view = build_view(
+            labels=labels,
+            step=step,
+            has_next=step < len(report.ladder),
+            lang=lang,
+            deletable=request.deletable,
+        )
+        return Prepared(request, report, lang, step, from_reply(reply, notes), view)
+
+    async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
+        return await self.build(request, await self.diagnose(request), step=step, lang=lang)
+
+    async def remember(self, prepared: Prepared, reply_id: int, *, answered_at: float | None = None) -> None:
+        """Store the scrubbed inputs for the buttons, the rules for the stats, and the answered marker."""
+        request = prepared.request
+        now = time.time()
+
+        def persist() -> None:
+            scrubbed = tuple((i.source, self.engine.scrub(i.text, i.source)) for i in request.gathered.inputs)
+            self.store.save_case(
+                Case(
+                    reply_id=reply_id,
+                    source_id=request.source_id,
+                    guild_id=request.guild_id,
+                    channel_id=request.channel_id,
+                    author_id=request.author_id,
+                    inputs=scrubbed,
+                    language=prepared.language,
+                    explicit_language=request.explicit_language is not None,
+                    gpu_vram_gib=request.gpu_vram_gib,
+                    step=prepared.step,
+                    created=now,
+                )
+            )
+            self.store.record_diagnosis(
+                reply_id, request.guild_id, [f.rule_id for f in prepared.report.findings], now
+            )
+            if request.source_id is not None:
+                self.store.record_answer(
+                    Answer(
+                        source_id=request.source_id,
+                        reply_id=reply_id,
+                        channel_id=request.channel_id,
+                        guild_id=request.guild_id,
+                        author_id=request.author_id,
+                        inputs_hash=inputs_hash(request.gathered.inputs),
+                        created=now if answered_at is None else answered_at,
+                    )
+                )
+
+        await asyncio.to_thread(persist)
+
+    async def apologize(self, interaction: discord.Interaction) -> None:
+        try:
+            lang = await self.ui_language(interaction)
+            text = self.t("apology", lang)
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+            else:
+                await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        except (discord.HTTPException, discord.RateLimited):
+            log.warning("could not send the apology for interaction %s", interaction.id)
+
+
+def create_bot(settings: BotSettings, **client_options: Any) -> OomBot:
+    """The bot with the real engine. Start it with `await bot.start(token)` (or login + connect)."""
+    return OomBot(settings, DiagnosisEngine(), **client_options)

@@ -1,0 +1,130 @@
+"""The engine as the bot sees it: one small port, so the adapter holds no diagnosis logic.
+
+`EnginePort` is what the Discord code calls; `DiagnosisEngine` forwards every call to `diagnosis`.
+Diagnosis is CPU-bound (a megabyte log is parsed line by line), so the bot runs `diagnose` through
+`asyncio.to_thread`: the event loop keeps serving the gateway and other members meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from diagnosis.models import Report
+
+
+class ReplyFileLike(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def data(self) -> bytes: ...
+
+
+class DiscordReplyLike(Protocol):
+    @property
+    def content(self) -> str: ...
+    @property
+    def embeds(self) -> Sequence[dict[str, Any]]: ...
+    @property
+    def files(self) -> Sequence[ReplyFileLike]: ...
+
+
+@dataclass(frozen=True)
+class InputKinds:
+    """What one message holds, as the engine reads it."""
+
+    config: bool
+    log: bool
+
+
+class EnginePort(Protocol):
+    rule_ids: tuple[str, ...]
+
+    def diagnose(
+        self, inputs: Sequence[str], *, locale: str | None, gpu_vram_gib: float | None, sources: Sequence[str]
+    ) -> Report: ...
+
+    def render(self, report: Report, *, lang: str, step: int) -> DiscordReplyLike: ...
+
+    def message(self, key: str, lang: str, **params: object) -> str: ...
+
+    def choose_language(
+        self, explicit: str | None, user_locale: str | None, guild_default: str | None, text_hint: str | None
+    ) -> str: ...
+
+    def scrub(self, text: str, source: str) -> str: ...
+
+    def kinds(self, text: str) -> InputKinds: ...
+
+    def rules_text(self, lang: str) -> str: ...
+
+    def explain(self, rule_id: str, lang: str) -> str | None: ...
+
+
+def kinds_of_report(report: Report) -> InputKinds:
+    config = report.config is not None and not report.config.piece.from_log
+    return InputKinds(config=config, log=report.log is not None)
+
+
+def is_real_case(report: Report) -> bool:
+    """Auto mode answers a config or a log, never chat: the engine must have found one of them."""
+    if report.config is None and report.log is None:
+        return False
+    if report.log is not None and (report.log.events or report.log.non_oom_error or report.log.has_traceback):
+        return True
+    if report.config is not None and (report.config.ok or report.config.error is not None):
+        return True
+    return any(f.rule_id != "input_incomplete" for f in report.findings)
+
+
+class DiagnosisEngine:
+    """The real engine (`diagnosis` + `diagnosis.render`)."""
+
+    def __init__(self) -> None:
+        from diagnosis.rules import RULE_IDS
+
+        self.rule_ids = RULE_IDS
+
+    def diagnose(
+        self, inputs: Sequence[str], *, locale: str | None, gpu_vram_gib: float | None, sources: Sequence[str]
+    ) -> Report:
+        from diagnosis import diagnose
+
+        return diagnose(list(inputs), locale=locale, gpu_vram_gib=gpu_vram_gib, sources=list(sources))
+
+    def render(self, report: Report, *, lang: str, step: int) -> DiscordReplyLike:
+        from diagnosis.render import render_discord
+
+        reply: DiscordReplyLike = render_discord(report, lang=lang, step=step)
+        return reply
+
+    def message(self, key: str, lang: str, **params: object) -> str:
+        from diagnosis.render import message
+
+        return str(message(key, lang, **params))
+
+    def choose_language(
+        self, explicit: str | None, user_locale: str | None, guild_default: str | None, text_hint: str | None
+    ) -> str:
+        from diagnosis.render import choose_language
+
+        return str(choose_language(explicit, user_locale, guild_default, text_hint))
+
+    def scrub(self, text: str, source: str) -> str:
+        from diagnosis.scrub import scrub
+
+        return scrub(text, source)[0]
+
+    def kinds(self, text: str) -> InputKinds:
+        return kinds_of_report(self.diagnose([text], locale=None, gpu_vram_gib=None, sources=["message"]))
+
+    def rules_text(self, lang: str) -> str:
+        from diagnosis.render import render_rules
+
+        return render_rules(lang)
+
+    def explain(self, rule_id: str, lang: str) -> str | None:
+        from diagnosis.render import render_explain
+
+        return render_explain(rule_id, lang)

@@ -1,0 +1,146 @@
+"""Turning Discord messages into engine inputs: message text, readable attachments, recent history."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import discord
+
+from bot.engine import InputKinds
+
+TEXT_EXTENSIONS = (".yaml", ".yml", ".json", ".txt", ".log")
+
+# Message links as the client copies them; `discordapp.com` still appears in old posts.
+_LINK = re.compile(
+    r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/channels/(?:\d{1,20}|@me)/(\d{1,20})/(\d{1,20})"
+)
+_BARE_ID = re.compile(r"\d{15,20}")
+
+
+@dataclass(frozen=True)
+class SourcedText:
+    source: str  # "message", an attachment's file name
+    text: str
+
+
+@dataclass(frozen=True)
+class IgnoredFile:
+    name: str
+    reason: str  # "type" (not a text file) or "size" (over the input cap)
+
+
+@dataclass(frozen=True)
+class Gathered:
+    inputs: tuple[SourcedText, ...]
+    ignored: tuple[IgnoredFile, ...] = ()
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    channel_id: int | None
+    message_id: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One message of the history, as read for `/oom-check` without input."""
+
+    message_id: int
+    author_id: int
+    inputs: tuple[SourcedText, ...]
+    kinds: InputKinds
+
+
+def is_text_attachment(filename: str, content_type: str | None) -> bool:
+    if filename.lower().endswith(TEXT_EXTENSIONS):
+        return True
+    return bool(content_type) and str(content_type).lower().startswith("text/")
+
+
+def strip_mentions(content: str, user_id: int) -> str:
+    return content.replace(f"<@{user_id}>", "").replace(f"<@!{user_id}>", "").strip()
+
+
+def parse_message_ref(value: str) -> MessageRef | None:
+    value = value.strip()[:300]
+    link = _LINK.search(value)
+    if link:
+        return MessageRef(channel_id=int(link.group(1)), message_id=int(link.group(2)))
+    if _BARE_ID.fullmatch(value):
+        return MessageRef(channel_id=None, message_id=int(value))
+    return None
+
+
+def inputs_hash(inputs: Iterable[SourcedText]) -> str:
+    digest = hashlib.sha256()
+    for item in inputs:
+        digest.update(item.source.encode("utf-8", "replace") + b"\0")
+        digest.update(item.text.encode("utf-8", "replace") + b"\0")
+    return digest.hexdigest()
+
+
+def decode_text(data: bytes) -> str:
+    """Bytes of an attachment → text (UTF-8 or UTF-16 with a BOM, as Windows consoles save logs)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+async def gather_message(message: discord.Message, *, cap: int, bot_user_id: int | None) -> Gathered:
+    """The message's own text (mentions of the bot removed) and its readable attachments."""
+    inputs: list[SourcedText] = []
+    ignored: list[IgnoredFile] = []
+    content = message.content or ""
+    if bot_user_id is not None:
+        content = strip_mentions(content, bot_user_id)
+    if content.strip():
+        inputs.append(SourcedText("message", content))
+    for attachment in message.attachments:
+        if not is_text_attachment(attachment.filename, attachment.content_type):
+            ignored.append(IgnoredFile(attachment.filename, "type"))
+        elif attachment.size > cap:
+            ignored.append(IgnoredFile(attachment.filename, "size"))
+        else:
+            data = await attachment.read()
+            inputs.append(SourcedText(attachment.filename, decode_text(data[:cap])))
+    return Gathered(tuple(inputs), tuple(ignored))
+
+
+def merge(*parts: Gathered) -> Gathered:
+    return Gathered(
+        inputs=tuple(item for part in parts for item in part.inputs),
+        ignored=tuple(item for part in parts for item in part.ignored),
+    )
+
+
+def select_from_history(newest_first: Sequence[Candidate], *, author_id: int | None) -> list[Candidate]:
+    """The latest config and the latest log of one author, oldest first.
+
+    The author is the one of the newest message that holds a config or a log (restricted to
+    `author_id` when given: members may only check their own messages). When that message holds
+    only one kind, the newest message of the same author with the other kind completes the case.
+    """
+    relevant = [
+        c
+        for c in newest_first
+        if (c.kinds.config or c.kinds.log) and (author_id is None or c.author_id == author_id)
+    ]
+    if not relevant:
+        return []
+    first = relevant[0]
+    chosen = [first]
+    need_config = not first.kinds.config
+    need_log = not first.kinds.log
+    for candidate in relevant[1:]:
+        if candidate.author_id != first.author_id:
+            continue
+        if (need_config and candidate.kinds.config) or (need_log and candidate.kinds.log):
+            chosen.append(candidate)
+            need_config = need_config and not candidate.kinds.config
+            need_log = need_log and not candidate.kinds.log
+        if not need_config and not need_log:
+            break
+    return list(reversed(chosen))

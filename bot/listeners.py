@@ -1,0 +1,164 @@
+"""Message events: auto mode in help channels and forums, mentions, and edits of answered messages."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.engine import is_real_case
+from bot.inputs import Gathered, gather_message, inputs_hash, merge
+from bot.permissions import member_is_moderator
+from bot.request import Request
+from bot.triggers import auto_enabled, in_auto_scope, may_be_forum_starter, mentions_bot, within_edit_window
+
+if TYPE_CHECKING:
+    from bot.app import OomBot
+
+log = logging.getLogger("oomcheck.bot")
+
+
+def _is_mention(bot: OomBot, message: discord.Message) -> bool:
+    return mentions_bot(message.raw_mentions, bot.user.id if bot.user else None)
+
+
+async def on_message(bot: OomBot, message: discord.Message) -> None:
+    if message.author.bot or message.guild is None or bot.user is None:
+        return
+    if message.type not in (discord.MessageType.default, discord.MessageType.reply):
+        return
+    if _is_mention(bot, message):
+        await answer(bot, message)
+        return
+    channel = message.channel
+    parent_id: int | None = getattr(channel, "parent_id", None)
+    if isinstance(channel, discord.PartialMessageable) and may_be_forum_starter(message.id, channel.id):
+        # The starter message came before THREAD_CREATE: ask Discord which forum the post is in.
+        try:
+            fetched = await bot.fetch_channel(channel.id)
+        except discord.HTTPException:
+            return
+        parent_id = getattr(fetched, "parent_id", None)
+    if in_auto_scope(channel.id, parent_id, bot.scope):
+        await answer(bot, message)
+
+
+async def on_thread_create(bot: OomBot, thread: discord.Thread) -> None:
+    if thread.parent_id not in bot.scope.forum_channel_ids:
+        return
+    starter = thread.starter_message
+    if starter is None:
+        try:
+            starter = await thread.fetch_message(thread.id)
+        except discord.NotFound:
+            return  # MESSAGE_CREATE brings it
+    if not starter.author.bot:
+        await answer(bot, starter)
+
+
+async def _gather(bot: OomBot, message: discord.Message, *, mention: bool) -> Gathered:
+    own = await gather_message(
+        message, cap=bot.settings.input_cap_bytes, bot_user_id=bot.user.id if bot.user else None
+    )
+    if not mention or message.reference is None or message.reference.message_id is None:
+        return own
+    target = message.reference.resolved
+    if not isinstance(target, discord.Message):
+        try:
+            target = await message.channel.fetch_message(message.reference.message_id)
+        except discord.HTTPException:
+            return own
+    if target.author.bot:
+        return own
+    replied = await gather_message(target, cap=bot.settings.input_cap_bytes, bot_user_id=None)
+    return merge(replied, own)
+
+
+async def answer(bot: OomBot, message: discord.Message) -> None:
+    """Answer a message at most once: THREAD_CREATE, MESSAGE_CREATE and RESUME replays may all bring it."""
+    if not bot.claim(message.id):
+        return
+    try:
+        await _answer(bot, message)
+    finally:
+        bot.release(message.id)
+
+
+async def _answer(bot: OomBot, message: discord.Message) -> None:
+    if await bot.db(bot.store.answer_for, message.id) is not None:
+        return
+    mention = _is_mention(bot, message)
+    moderator = member_is_moderator(message.author, message.channel, bot.settings.moderator_role_ids)
+    if not mention:
+        prefs = await bot.guild_prefs(message.guild.id if message.guild else None)
+        if not auto_enabled(bot.settings.auto_mode, prefs.auto_mode):
+            return
+    if not moderator and bot.cooldown.remaining(message.author.id) > 0:
+        return
+    gathered = await _gather(bot, message, mention=mention)
+    if not gathered.inputs:
+        return
+    request = Request(
+        gathered=gathered,
+        guild_id=message.guild.id if message.guild else None,
+        channel_id=message.channel.id,
+        author_id=message.author.id,
+        source_id=message.id,
+    )
+    prepared = await bot.prepare(request)
+    if not mention and not is_real_case(prepared.report):
+        return
+    if not moderator and bot.cooldown.try_acquire(message.author.id) > 0:
+        return
+    if not bot.channel_limiter.try_acquire(message.channel.id):
+        log.info(
+            "channel %s is over its reply budget; message %s not answered", message.channel.id, message.id
+        )
+        return
+    sent = await message.reply(**prepared.outgoing.send_kwargs(), view=prepared.view, mention_author=False)
+    await bot.remember(prepared, sent.id)
+
+
+async def on_raw_message_edit(bot: OomBot, payload: discord.RawMessageUpdateEvent) -> None:
+    if "content" not in payload.data and "attachments" not in payload.data:
+        return  # an embed unfurl, a pin: not the author's edit
+    answered = await bot.db(bot.store.answer_for, payload.message_id)
+    if answered is None or not within_edit_window(
+        answered.created, time.time(), bot.settings.edit_window_minutes
+    ):
+        return
+    message = payload.message
+    if message.author.id != answered.author_id or not bot.claim(message.id):
+        return
+    try:
+        await _redo(bot, message, answered.reply_id, answered.created, answered.inputs_hash)
+    finally:
+        bot.release(message.id)
+
+
+async def _redo(
+    bot: OomBot, message: discord.Message, reply_id: int, answered_at: float, old_hash: str
+) -> None:
+    gathered = await _gather(bot, message, mention=_is_mention(bot, message))
+    if not gathered.inputs or inputs_hash(gathered.inputs) == old_hash:
+        return
+    case = await bot.db(bot.store.case, reply_id)
+    explicit = case.language if case is not None and case.explicit_language else None
+    request = Request(
+        gathered=gathered,
+        guild_id=message.guild.id if message.guild else None,
+        channel_id=message.channel.id,
+        author_id=message.author.id,
+        source_id=message.id,
+        explicit_language=explicit,
+        gpu_vram_gib=case.gpu_vram_gib if case is not None else None,
+    )
+    prepared = await bot.prepare(request)
+    await (
+        bot.get_partial_messageable(message.channel.id)
+        .get_partial_message(reply_id)
+        .edit(**prepared.outgoing.edit_kwargs(), view=prepared.view)
+    )
+    await bot.remember(prepared, reply_id, answered_at=answered_at)

@@ -1,0 +1,61 @@
+"""Anti-spam limits: a per-user cooldown and a per-channel reply budget, both with an injected clock."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Hashable
+
+Clock = Callable[[], float]
+
+
+class Cooldown:
+    """One action per key every `seconds`."""
+
+    def __init__(self, seconds: float, clock: Clock = time.monotonic) -> None:
+        self._seconds = seconds
+        self._clock = clock
+        self._last: dict[Hashable, float] = {}
+
+    def remaining(self, key: Hashable) -> float:
+        last = self._last.get(key)
+        if last is None:
+            return 0.0
+        return max(0.0, last + self._seconds - self._clock())
+
+    def try_acquire(self, key: Hashable) -> float:
+        """0.0 and the action is recorded, or the seconds left to wait (nothing recorded)."""
+        left = self.remaining(key)
+        if left > 0:
+            return left
+        now = self._clock()
+        self._last[key] = now
+        self._prune(now)
+        return 0.0
+
+    def _prune(self, now: float) -> None:
+        # Keeps the table as small as the set of recently active users.
+        if len(self._last) > 4096:
+            self._last = {k: t for k, t in self._last.items() if t + self._seconds > now}
+
+
+class WindowLimiter:
+    """At most `limit` actions per key within any `window` seconds (a sliding window)."""
+
+    def __init__(self, limit: int, window: float, clock: Clock = time.monotonic) -> None:
+        self._limit = limit
+        self._window = window
+        self._clock = clock
+        self._hits: dict[Hashable, deque[float]] = {}
+
+    def try_acquire(self, key: Hashable) -> bool:
+        now = self._clock()
+        hits = self._hits.setdefault(key, deque())
+        while hits and hits[0] <= now - self._window:
+            hits.popleft()
+        if len(hits) >= self._limit:
+            return False
+        hits.append(now)
+        if len(self._hits) > 4096:
+            self._hits = {k: v for k, v in self._hits.items() if v and v[-1] > now - self._window}
+        return True

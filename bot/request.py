@@ -1,0 +1,37 @@
+"""A case on its way through the bot: what to diagnose, where the answer goes, and the built answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import discord
+
+from bot.inputs import Gathered
+from bot.send import Outgoing
+from diagnosis.models import Report
+
+
+@dataclass(frozen=True)
+class Request:
+    """One case to diagnose and where its answer goes."""
+
+    gathered: Gathered
+    guild_id: int | None
+    channel_id: int
+    author_id: int
+    source_id: int | None  # the message answered (None for a command's own text or file)
+    explicit_language: str | None = None
+    user_locale: str | None = None
+    gpu_vram_gib: float | None = None
+    deletable: bool = True
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Prepared:
+    request: Request
+    report: Report
+    language: str
+    step: int
+    outgoing: Outgoing
+    view: discord.ui.View

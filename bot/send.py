@@ -1,0 +1,79 @@
+"""Rendered replies → keyword arguments for discord.py sends and edits (never mentioning anyone)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from bot.engine import DiscordReplyLike
+
+NO_MENTIONS = discord.AllowedMentions.none()
+CONTENT_LIMIT = 2000
+DESCRIPTION_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message to send; files are kept as bytes so the same reply can be sent or edited again."""
+
+    content: str = ""
+    embeds: tuple[dict[str, Any], ...] = ()
+    files: tuple[tuple[str, bytes], ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def discord_files(self) -> list[discord.File]:
+        return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
+
+    def discord_embeds(self) -> list[discord.Embed]:
+        return [discord.Embed.from_dict(dict(embed)) for embed in self.embeds]
+
+    def send_kwargs(self) -> dict[str, Any]:
+        """For `Messageable.send`, `followup.send`: new message."""
+        kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+        if self.content:
+            kwargs["content"] = self.content
+        if self.embeds:
+            kwargs["embeds"] = self.discord_embeds()
+        if self.files:
+            kwargs["files"] = self.discord_files()
+        return kwargs
+
+    def edit_kwargs(self) -> dict[str, Any]:
+        """For `Message.edit`, `edit_original_response`: replaces every part of the old message."""
+        return {
+            "content": self.content or None,
+            "embeds": self.discord_embeds(),
+            "attachments": self.discord_files(),
+            "allowed_mentions": NO_MENTIONS,
+        }
+
+
+def with_notes(content: str, notes: Sequence[str]) -> str:
+    """Put short notes (ignored attachments…) above the reply when they fit in one message."""
+    if not notes:
+        return content
+    head = "\n".join(notes)
+    combined = f"{head}\n{content}" if content else head
+    return combined if len(combined) <= CONTENT_LIMIT else content
+
+
+def from_reply(reply: DiscordReplyLike, notes: Sequence[str] = ()) -> Outgoing:
+    return Outgoing(
+        content=with_notes(reply.content, notes),
+        embeds=tuple(reply.embeds),
+        files=tuple((f.name, f.data) for f in reply.files),
+    )
+
+
+def from_text(text: str, *, filename: str = "oomcheck.txt") -> Outgoing:
+    """A long plain text (the rule list, an explanation): content, else one embed, else a file."""
+    if len(text) <= CONTENT_LIMIT:
+        return Outgoing(content=text)
+    if len(text) <= DESCRIPTION_LIMIT:
+        return Outgoing(embeds=({"description": text},))
+    first_line = text.strip().splitlines()[0][:200] if text.strip() else ""
+    return Outgoing(content=first_line, files=((filename, text.encode("utf-8")),))

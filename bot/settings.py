@@ -1,0 +1,67 @@
+"""Settings of the bot, from the environment and a `.env` file.
+
+Every name takes the `OOMCHECK_` prefix (e.g. `OOMCHECK_HELP_CHANNEL_IDS=123,456`), except the token,
+which is read from `DISCORD_TOKEN` like most Discord tooling expects.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+IdList = Annotated[list[int], NoDecode]
+
+
+class BotSettings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="OOMCHECK_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("DISCORD_TOKEN", "OOMCHECK_DISCORD_TOKEN")
+    )
+    guild_ids: IdList = Field(default_factory=list)  # commands sync instantly to these guilds
+    help_channel_ids: IdList = Field(default_factory=list)
+    forum_channel_ids: IdList = Field(default_factory=list)
+    moderator_role_ids: IdList = Field(default_factory=list)
+    default_language: Literal["ja", "en"] = "ja"
+    auto_mode: bool = True
+    user_cooldown_seconds: float = Field(default=20.0, ge=0)
+    channel_replies_per_minute: int = Field(default=6, ge=1)
+    input_cap_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    history_depth: int = Field(default=25, ge=1, le=100)
+    edit_window_minutes: float = Field(default=15.0, ge=0)
+    retention_days: float = Field(default=14.0, gt=0)
+    database_path: Path = Path("oomcheck-bot.sqlite3")
+    heartbeat_path: Path = Path("oomcheck-bot.heartbeat")
+    heartbeat_interval_seconds: float = Field(default=30.0, gt=0)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator(
+        "guild_ids", "help_channel_ids", "forum_channel_ids", "moderator_role_ids", mode="before"
+    )
+    @classmethod
+    def _split_ids(cls, value: object) -> object:
+        # "1, 2 3" from an env file reads better than JSON; lists still pass through untouched.
+        if isinstance(value, str):
+            return [part for part in value.replace(",", " ").split() if part]
+        if isinstance(value, int):
+            return [value]
+        return value
+
+    @field_validator("token", mode="before")
+    @classmethod
+    def _blank_token_is_missing(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    def heartbeat_max_age(self) -> float:
+        """How old the heartbeat may be before the bot counts as unhealthy (three missed beats)."""
+        return 3 * self.heartbeat_interval_seconds

@@ -1,0 +1,321 @@
+"""What the bot must remember across restarts, in SQLite (stdlib `sqlite3`).
+
+- `answered`: source message → reply, so a message is never answered twice (restart, RESUME replays,
+  THREAD_CREATE + MESSAGE_CREATE) and an edit finds its reply.
+- `cases`: the *scrubbed* inputs behind a reply, so the buttons can re-render after a restart. Kept
+  for the retention period only; raw user text is never written here.
+- `diagnosis_rules` + `feedback`: diagnoses per rule and 👍/👎 votes, for `/oom-stats`.
+- `guild_settings`: per-guild language and auto mode set with `/oom-config`.
+
+The class is synchronous and thread-safe; the bot calls it through `asyncio.to_thread`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _v1(db: sqlite3.Connection) -> None:
+    db.executescript(
+        """
+        CREATE TABLE answered (
+            source_id INTEGER PRIMARY KEY,
+            reply_id INTEGER NOT NULL,
+            channel_id INTEGER NOT NULL,
+            guild_id INTEGER,
+            author_id INTEGER NOT NULL,
+            inputs_hash TEXT NOT NULL,
+            created REAL NOT NULL
+        );
+        CREATE TABLE cases (
+            reply_id INTEGER PRIMARY KEY,
+            source_id INTEGER,
+            guild_id INTEGER,
+            channel_id INTEGER NOT NULL,
+            author_id INTEGER NOT NULL,
+            inputs TEXT NOT NULL,
+            language TEXT NOT NULL,
+            explicit_language INTEGER NOT NULL,
+            gpu_vram_gib REAL,
+            step INTEGER NOT NULL,
+            created REAL NOT NULL
+        );
+        CREATE TABLE diagnosis_rules (
+            reply_id INTEGER NOT NULL,
+            guild_id INTEGER,
+            rule_id TEXT NOT NULL,
+            created REAL NOT NULL,
+            PRIMARY KEY (reply_id, rule_id)
+        );
+        CREATE TABLE feedback (
+            reply_id INTEGER NOT NULL,
+            user_id INTEGER NOT NULL,
+            helpful INTEGER NOT NULL,
+            created REAL NOT NULL,
+            PRIMARY KEY (reply_id, user_id)
+        );
+        CREATE TABLE guild_settings (
+            guild_id INTEGER PRIMARY KEY,
+            language TEXT,
+            auto_mode INTEGER
+        );
+        """
+    )
+
+
+def _v2(db: sqlite3.Connection) -> None:
+    # Purges and /oom-stats filter by time and guild.
+    db.executescript(
+        """
+        CREATE INDEX answered_created ON answered (created);
+        CREATE INDEX cases_created ON cases (created);
+        CREATE INDEX diagnosis_rules_guild ON diagnosis_rules (guild_id, rule_id);
+        """
+    )
+
+
+# Ordered; step i brings the schema from version i to i + 1. Never edit a released step: append one.
+MIGRATIONS: tuple[Migration, ...] = (_v1, _v2)
+
+
+@dataclass(frozen=True)
+class Answer:
+    source_id: int
+    reply_id: int
+    channel_id: int
+    guild_id: int | None
+    author_id: int
+    inputs_hash: str
+    created: float
+
+
+@dataclass(frozen=True)
+class Case:
+    reply_id: int
+    source_id: int | None
+    guild_id: int | None
+    channel_id: int
+    author_id: int
+    inputs: tuple[tuple[str, str], ...]  # (source name, scrubbed text)
+    language: str
+    explicit_language: bool
+    gpu_vram_gib: float | None
+    step: int
+    created: float
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    language: str | None = None
+    auto_mode: bool | None = None
+
+
+@dataclass(frozen=True)
+class RuleStats:
+    rule_id: str
+    diagnoses: int
+    helpful: int
+    unhelpful: int
+
+
+class Store:
+    def __init__(self, path: Path | str, migrations: Sequence[Migration] = MIGRATIONS) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._migrate(migrations)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # ---------------------------------------------------------------- schema
+
+    def _migrate(self, migrations: Sequence[Migration]) -> None:
+        self._db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = self._db.execute("SELECT version FROM schema_version").fetchone()
+        version = int(row[0]) if row else 0
+        if row is None:
+            self._db.execute("INSERT INTO schema_version (version) VALUES (0)")
+        if version > len(migrations):
+            raise RuntimeError(
+                f"database schema version {version} is newer than this bot ({len(migrations)})"
+            )
+        for number in range(version, len(migrations)):
+            # Each step and its version bump commit together, so a crash never leaves a half-step.
+            self._db.execute("BEGIN")
+            try:
+                migrations[number](self._db)
+                self._db.execute("UPDATE schema_version SET version = ?", (number + 1,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def schema_version(self) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT version FROM schema_version").fetchone()
+        return int(row[0])
+
+    # ---------------------------------------------------------------- answered messages
+
+    def answer_for(self, source_id: int) -> Answer | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT source_id, reply_id, channel_id, guild_id, author_id, inputs_hash, created "
+                "FROM answered WHERE source_id = ?",
+                (source_id,),
+            ).fetchone()
+        return Answer(*row) if row else None
+
+    def record_answer(self, answer: Answer) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO answered VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    answer.source_id,
+                    answer.reply_id,
+                    answer.channel_id,
+                    answer.guild_id,
+                    answer.author_id,
+                    answer.inputs_hash,
+                    answer.created,
+                ),
+            )
+
+    def forget_reply(self, reply_id: int) -> None:
+        """The reply was deleted: drop its stored inputs (the answered marker stays: no re-answer)."""
+        with self._lock:
+            self._db.execute("DELETE FROM cases WHERE reply_id = ?", (reply_id,))
+
+    # ---------------------------------------------------------------- cases
+
+    def save_case(self, case: Case) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    case.reply_id,
+                    case.source_id,
+                    case.guild_id,
+                    case.channel_id,
+                    case.author_id,
+                    json.dumps([list(pair) for pair in case.inputs], ensure_ascii=False),
+                    case.language,
+                    int(case.explicit_language),
+                    case.gpu_vram_gib,
+                    case.step,
+                    case.created,
+                ),
+            )
+
+    def case(self, reply_id: int) -> Case | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM cases WHERE reply_id = ?", (reply_id,)).fetchone()
+        if row is None:
+            return None
+        inputs = tuple((str(src), str(text)) for src, text in json.loads(row[5]))
+        return Case(
+            reply_id=row[0],
+            source_id=row[1],
+            guild_id=row[2],
+            channel_id=row[3],
+            author_id=row[4],
+            inputs=inputs,
+            language=row[6],
+            explicit_language=bool(row[7]),
+            gpu_vram_gib=row[8],
+            step=row[9],
+            created=row[10],
+        )
+
+    def update_view(self, reply_id: int, language: str, explicit_language: bool, step: int) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE cases SET language = ?, explicit_language = ?, step = ? WHERE reply_id = ?",
+                (language, int(explicit_language), step, reply_id),
+            )
+
+    # ---------------------------------------------------------------- stats and feedback
+
+    def record_diagnosis(
+        self, reply_id: int, guild_id: int | None, rule_ids: Sequence[str], now: float
+    ) -> None:
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR IGNORE INTO diagnosis_rules VALUES (?, ?, ?, ?)",
+                [(reply_id, guild_id, rule_id, now) for rule_id in dict.fromkeys(rule_ids)],
+            )
+
+    def record_feedback(self, reply_id: int, user_id: int, helpful: bool, now: float) -> None:
+        """One vote per user and reply; a second click changes the vote."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO feedback VALUES (?, ?, ?, ?)", (reply_id, user_id, int(helpful), now)
+            )
+
+    def stats(self, guild_id: int | None) -> list[RuleStats]:
+        with self._lock:
+            rows = self._db.execute(
+                """
+                SELECT d.rule_id,
+                       COUNT(DISTINCT d.reply_id),
+                       COALESCE(SUM(f.helpful = 1), 0),
+                       COALESCE(SUM(f.helpful = 0), 0)
+                FROM diagnosis_rules d LEFT JOIN feedback f ON f.reply_id = d.reply_id
+                WHERE d.guild_id IS ?
+                GROUP BY d.rule_id
+                ORDER BY COUNT(DISTINCT d.reply_id) DESC, d.rule_id
+                """,
+                (guild_id,),
+            ).fetchall()
+        return [RuleStats(str(r[0]), int(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    def reply_count(self, guild_id: int | None) -> int:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT COUNT(DISTINCT reply_id) FROM diagnosis_rules WHERE guild_id IS ?", (guild_id,)
+            ).fetchone()
+        return int(row[0])
+
+    # ---------------------------------------------------------------- guild settings
+
+    def guild_settings(self, guild_id: int) -> GuildSettings:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT language, auto_mode FROM guild_settings WHERE guild_id = ?", (guild_id,)
+            ).fetchone()
+        if row is None:
+            return GuildSettings()
+        return GuildSettings(language=row[0], auto_mode=None if row[1] is None else bool(row[1]))
+
+    def set_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO guild_settings VALUES (?, ?, ?)",
+                (
+                    guild_id,
+                    settings.language,
+                    None if settings.auto_mode is None else int(settings.auto_mode),
+                ),
+            )
+
+    # ---------------------------------------------------------------- retention
+
+    def purge(self, before: float) -> int:
+        """Drop stored inputs and answered markers older than `before` (epoch seconds)."""
+        with self._lock:
+            removed = self._db.execute("DELETE FROM cases WHERE created < ?", (before,)).rowcount
+            self._db.execute("DELETE FROM answered WHERE created < ?", (before,))
+        return int(removed)

@@ -1,0 +1,39 @@
+"""Command names and descriptions in the member's language, read from `locales/<lang>/bot.yaml`.
+
+Every localizable string is a `locale_str` whose `key` extra names its catalogue entry; the English
+text is the default that Discord shows when no translation applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import discord
+from discord import app_commands
+
+Lookup = Callable[[str, str], str | None]
+
+# Discord locale → catalogue language. English is the default text, so only other languages need one.
+_LANGUAGES = {discord.Locale.japanese: "ja"}
+
+
+def key_str(lookup: Lookup, key: str) -> app_commands.locale_str:
+    """The default (English) text of `key`, carrying the key for the translator."""
+    return app_commands.locale_str(lookup(key, "en") or key, key=key)
+
+
+class CatalogueTranslator(app_commands.Translator):
+    def __init__(self, lookup: Lookup) -> None:
+        self._lookup = lookup
+
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
+        key = string.extras.get("key")
+        lang = _LANGUAGES.get(locale)
+        if not isinstance(key, str) or lang is None:
+            return None
+        return self._lookup(key, lang)
