@@ -7,6 +7,7 @@ also shown to fire on a broken copy, so a checker that silently accepts everythi
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import shlex
@@ -17,10 +18,12 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import discord
 import pytest
 import yaml
 
 from bot.settings import BotSettings
+from oomcheck import cli
 from tests.conftest import ROOT
 
 DEPLOY = ROOT / "deploy"
@@ -190,7 +193,7 @@ def test_dockerfile_passes_the_project_rules() -> None:
         ("COPY bot/ bot/", "COPY bot/ bot/\nCOPY deploy/.env /app/.env", "COPY deploy/.env"),
         ("COPY bot/ bot/", "ADD https://example.invalid/x.tar.gz /x", "ADD"),
         ("PYTHONUNBUFFERED=1", "PYTHONUNBUFFERED=1 DISCORD_TOKEN=changeme", "secret-looking"),
-        ("STOPSIGNAL SIGINT", "STOPSIGNAL SIGINT\nRUN true", "RUN comes after USER"),
+        ("ENTRYPOINT", "RUN true\nENTRYPOINT", "RUN comes after USER"),
         ("FROM ${PYTHON_IMAGE} AS runtime", "", "multi-stage"),
         ("--mount=type=bind,from=build,source=/wheels,target=/wheels", "", "nothing from the build stage"),
     ],
@@ -448,3 +451,86 @@ def test_bot_unit_exposure_stays_low(systemd_analyze: str, tmp_path: Path) -> No
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+
+
+# ------------------------------------------------------------------------------------------- operator docs
+
+# The permissions the invite asks for, by the names the Developer Portal shows, and why the docs list them.
+INVITE_PERMISSIONS = {
+    "View Channels": "view_channel",
+    "Send Messages": "send_messages",
+    "Send Messages in Threads": "send_messages_in_threads",
+    "Embed Links": "embed_links",
+    "Attach Files": "attach_files",
+    "Read Message History": "read_message_history",
+}
+
+
+def invite_permissions() -> discord.Permissions:
+    return discord.Permissions(**dict.fromkeys(INVITE_PERMISSIONS.values(), True))
+
+
+def _permission_table(text: str) -> list[str]:
+    """First column of the table that follows the permissions integer."""
+    after = text[text.index("permissions=") :]
+    rows = re.findall(r"(?m)^\s*\| ([A-Z][A-Za-z ]+?) \|", after.split("\n\n", 2)[1] + "\n" + after)
+    names: list[str] = []
+    for row in rows:
+        if row in INVITE_PERMISSIONS or row in ("Permission",):
+            if row != "Permission" and row not in names:
+                names.append(row)
+        elif names:
+            break
+    return names
+
+
+@pytest.mark.parametrize("doc", OPERATOR_DOCS, ids=lambda p: p.name)
+def test_docs_give_the_invite_url_with_the_computed_permissions(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    permissions = invite_permissions()
+    url = discord.utils.oauth_url(
+        "YOUR_APPLICATION_ID", permissions=permissions, scopes=("bot", "applications.commands")
+    )
+    assert url in text
+    assert set(re.findall(r"permissions=(\d+)", text)) == {str(permissions.value)}
+    assert f"**{permissions.value}**" in text
+    assert _permission_table(text) == list(INVITE_PERMISSIONS)
+
+
+def test_the_invite_asks_for_nothing_dangerous() -> None:
+    permissions = invite_permissions()
+    for dangerous in ("administrator", "manage_messages", "mention_everyone", "manage_guild", "kick_members"):
+        assert not getattr(permissions, dangerous)
+    assert permissions.value == sum(1 << bit for bit in (10, 11, 14, 15, 16, 38))
+
+
+@pytest.mark.parametrize("doc", OPERATOR_DOCS, ids=lambda p: p.name)
+def test_docs_name_only_real_settings(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    known = {env for name in BotSettings.model_fields for env in _env_names_of(name)}
+    # The command line's own language variable is not a bot setting.
+    known.add("OOMCHECK_LANG")
+    assert "OOMCHECK_LANG" in inspect.getsource(cli)
+    named = set(re.findall(r"\b(?:OOMCHECK|DISCORD)_[A-Z_]+\b", text))
+    assert named
+    assert named <= known
+
+
+def _command_names() -> set[str]:
+    from bot.app import create_bot
+
+    bot = create_bot(BotSettings(_env_file=None))
+    return {command.name for command in bot.tree.get_commands()}
+
+
+@pytest.mark.parametrize("doc", OPERATOR_DOCS, ids=lambda p: p.name)
+def test_docs_name_only_real_commands_and_the_menu_entry(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    commands = _command_names()
+    named = set(re.findall(r"`/(oom-[a-z-]+)", text))
+    assert named
+    assert named <= commands
+    assert {name for name in commands if name.startswith("oom-")} <= named
+    lang = "ja" if doc.name.endswith(".ja.md") else "en"
+    catalogue = yaml.safe_load((ROOT / "locales" / lang / "bot.yaml").read_text(encoding="utf-8"))
+    assert catalogue["command"]["context_menu"]["name"] in text
