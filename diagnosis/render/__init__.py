@@ -1,23 +1,107 @@
-"""Rendering of reports (placeholder until the locales and templates land)."""
+"""Rendering of reports: the Discord reply, the CLI text and Markdown, rule lists and explanations.
+
+Every sentence comes from `locales/<lang>/*.yaml`; the layout comes from the shared Jinja2 templates
+in `locales/_shared/templates/`. The CLI's Markdown is the same reply the bot posts, unsplit.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from diagnosis.models import Report
+from diagnosis.render.catalogue import message, normalise_language
+from diagnosis.render.discord import DiscordReply, ReplyFile, Section, pack
+from diagnosis.render.language import choose_language
+from diagnosis.render.templating import render_template
+from diagnosis.render.view import ReplyView, build_view
 from diagnosis.rules import RULE_IDS
 
+__all__ = [
+    "DiscordReply",
+    "ReplyFile",
+    "choose_language",
+    "cli_message",
+    "message",
+    "render_cli",
+    "render_discord",
+    "render_explain",
+    "render_rules",
+]
 
-def render_cli(report: Report, *, fmt: str = "text") -> str:
-    lines = [f"- {f.rule_id} ({f.severity.value})" for f in report.findings]
-    return "\n".join(lines) + "\n"
+
+def _sections(view: ReplyView, target: str) -> tuple[str, list[Section]]:
+    lang = view.lang
+    headline = render_template("headline.j2", lang, target, v=view)
+    sections: list[Section] = []
+    if view.shown_step > 1 and view.step_view is not None:
+        title = message("reply.section.step", lang, number=view.shown_step, total=view.total_steps)
+        sections.append(Section(title, render_template("step.j2", lang, target, v=view)))
+    else:
+        body = render_template("diagnosis.j2", lang, target, v=view)
+        if body:
+            sections.append(Section(message("reply.section.diagnosis", lang), body))
+    if view.config is not None and (view.config.excerpt or view.config.diff):
+        title = message("reply.section.config", lang, number=view.shown_step)
+        sections.append(Section(title, render_template("fix.j2", lang, target, v=view)))
+    return headline, sections
+
+
+def _markdown(headline: str, sections: list[Section]) -> str:
+    parts = [headline] + [f"### {s.title}\n\n{s.body}" for s in sections]
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def _text(headline: str, sections: list[Section]) -> str:
+    parts = [headline] + [f"{s.title}\n{'-' * min(60, max(8, len(s.title) * 2))}\n{s.body}" for s in sections]
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def _language(report: Report, lang: str | None) -> str:
+    return normalise_language(lang or report.language)
+
+
+def render_discord(report: Report, *, lang: str | None = None, step: int = 1) -> DiscordReply:
+    """The reply the bot posts; `step=N` shows ladder step N ("still out of memory → next step")."""
+    view = build_view(report, _language(report, lang), step)
+    headline, sections = _sections(view, "discord")
+    files: list[ReplyFile] = []
+    if view.config is not None and view.config.attachment_name and view.config.corrected:
+        files.append(ReplyFile(view.config.attachment_name, view.config.corrected.encode("utf-8")))
+    continued = message("reply.continued", view.lang)
+    return pack(headline, sections, files, _markdown(headline, sections), continued)
+
+
+def render_cli(report: Report, *, fmt: str = "text", lang: str | None = None, step: int = 1) -> str:
+    """`markdown` is the bot's reply in one piece; `text` is the same reply for a terminal."""
+    view = build_view(report, _language(report, lang), step)
+    if fmt == "markdown":
+        return _markdown(*_sections(view, "discord"))
+    return _text(*_sections(view, "text"))
+
+
+def _applicability() -> dict[str, str]:
+    try:
+        from diagnosis.rules import catalogue as rule_catalogue  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return {}
+    out: dict[str, str] = {}
+    for spec in rule_catalogue():
+        value: Any = getattr(spec, "applicability", None)
+        out[str(spec.id)] = str(getattr(value, "value", value)) if value is not None else ""
+    return out
 
 
 def render_rules(lang: str) -> str:
-    return "\n".join(RULE_IDS) + "\n"
+    lang = normalise_language(lang)
+    text = render_template("rules.j2", lang, "text", rule_ids=RULE_IDS, applicability=_applicability())
+    return text + "\n"
 
 
 def render_explain(rule_id: str, lang: str) -> str | None:
-    return rule_id + "\n" if rule_id in RULE_IDS else None
+    if rule_id not in RULE_IDS:
+        return None
+    return render_template("explain.j2", normalise_language(lang), "text", rid=rule_id) + "\n"
 
 
 def cli_message(key: str, lang: str, **params: object) -> str:
-    return key + " " + " ".join(f"{k}={v}" for k, v in params.items())
+    return message(key, normalise_language(lang), **params)

@@ -1,0 +1,89 @@
+"""Message catalogues: every `locales/<lang>/*.yaml` is one namespace named after its file.
+
+Nested mappings are flattened to dotted keys (`rules.gc_off.title`); lists keep their items under
+numeric keys as well (`rules.gc_off.fix.0`) and as a whole, so a template can loop over fix steps.
+"""
+
+from __future__ import annotations
+
+import string
+from functools import cache
+from typing import Any
+
+import yaml
+
+from locales import LANGUAGES, LOCALES_DIR
+
+DEFAULT_LANGUAGE = "en"
+Entry = str | list[str]
+
+
+def _flatten(prefix: str, node: Any, out: dict[str, Entry]) -> None:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _flatten(f"{prefix}.{key}", value, out)
+    elif isinstance(node, list):
+        items = [str(item) for item in node]
+        out[prefix] = items
+        for i, item in enumerate(items):
+            out[f"{prefix}.{i}"] = item
+    elif node is not None:
+        out[prefix] = str(node)
+
+
+@cache
+def catalogue(lang: str) -> dict[str, Entry]:
+    """All messages of one language, keyed `<file stem>.<dotted path>` (loaded once per process)."""
+    out: dict[str, Entry] = {}
+    folder = LOCALES_DIR / lang
+    for path in sorted(folder.glob("*.yaml")):
+        with path.open(encoding="utf-8") as fh:
+            _flatten(path.stem, yaml.safe_load(fh) or {}, out)
+    return out
+
+
+def normalise_language(lang: str | None) -> str:
+    if lang:
+        short = lang.replace("_", "-").split("-")[0].lower()
+        if short in LANGUAGES:
+            return short
+    return DEFAULT_LANGUAGE
+
+
+def lookup(key: str, lang: str) -> Entry | None:
+    """The entry in `lang`, else in English, else None."""
+    found = catalogue(normalise_language(lang)).get(key)
+    if found is None:
+        found = catalogue(DEFAULT_LANGUAGE).get(key)
+    return found
+
+
+class _KeepMissing(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def fill(template: str, params: dict[str, Any]) -> str:
+    """`str.format_map` that leaves unknown placeholders visible instead of raising."""
+    try:
+        return template.format_map(_KeepMissing(params))
+    except (ValueError, IndexError, AttributeError, KeyError):
+        return template
+
+
+def placeholders(template: str) -> set[str]:
+    names: set[str] = set()
+    for _, name, _, _ in string.Formatter().parse(template):
+        if name:
+            names.add(name.split(".")[0].split("[")[0])
+    return names
+
+
+def message(key: str, lang: str, **params: Any) -> str:
+    """The catalogue text for `key` with `{name}` placeholders filled; the key itself when unknown."""
+    entry = lookup(key, lang)
+    if entry is None:
+        return key
+    if isinstance(entry, list):
+        return "\n".join(fill(item, params) for item in entry)
+    return fill(entry, params)

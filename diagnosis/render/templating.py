@@ -1,0 +1,188 @@
+"""Jinja2 templates shared by every language, filled from the catalogues for one target.
+
+A target is where the text goes: `discord` (Discord and Markdown) or `text` (a terminal). Templates
+run with autoescape off; every user-derived value reaches the output through the target's escaping,
+either the `u` filter, `ic` (inline code), `code` (a block), or `t(...)`, which escapes its params.
+Text that came from the catalogue is wrapped in `Trusted` so it is not escaped twice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import jinja2
+
+from diagnosis.render import escape
+from diagnosis.render.catalogue import fill, lookup
+from diagnosis.render.view import can_fill
+from locales import LOCALES_DIR
+
+TEMPLATES_DIR = LOCALES_DIR / "_shared" / "templates"
+
+
+class Trusted(str):
+    """Text written by us (a catalogue message), safe to place without escaping."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    escape: Callable[[str], str]
+    inline_code: Callable[[str], str]
+    code_block: Callable[[str, str], str]
+    bold: Callable[[str], str]
+
+
+def _fence(body: str, lang: str) -> str:
+    return f"```{lang}\n{escape.discord_code_block(body).rstrip()}\n```"
+
+
+def _indent_block(body: str, lang: str) -> str:
+    return "\n".join("    " + line for line in escape.clean_block(body).rstrip().splitlines())
+
+
+TARGETS = {
+    "discord": Target(
+        "discord",
+        escape.discord_text,
+        lambda v: f"`{escape.discord_inline_code(v)}`",
+        _fence,
+        lambda v: f"**{v}**" if v.strip() else v,
+    ),
+    "text": Target(
+        "text",
+        escape.terminal_text,
+        lambda v: escape.terminal_text(v).replace("\n", " "),
+        _indent_block,
+        lambda v: v,
+    ),
+}
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        undefined=jinja2.ChainableUndefined,
+    )
+    return env
+
+
+def _number(value: float) -> str:
+    return f"{round(value, 2):g}"
+
+
+class Wording:
+    """The functions a template calls, bound to one language and one target."""
+
+    def __init__(self, lang: str, target: Target) -> None:
+        self.lang = lang
+        self.target = target
+
+    def value(self, value: Any) -> str:
+        if isinstance(value, Trusted):
+            return value
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, float):
+            return _number(value)
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, list | tuple | set):
+            return ", ".join(self.value(v) for v in value)
+        return self.target.escape(str(value)[:500])
+
+    def t(self, key: str, **params: Any) -> Trusted:
+        entry = lookup(key, self.lang)
+        if entry is None:
+            return Trusted(key)
+        safe = {k: self.value(v) for k, v in params.items()}
+        if isinstance(entry, list):
+            return Trusted("\n".join(fill(item, safe) for item in entry))
+        return Trusted(fill(entry, safe))
+
+    def can(self, key: str, params: dict[str, Any] | None = None) -> bool:
+        return can_fill(key, self.lang, dict(params or {}))
+
+    def rt(self, rule_id: str, field: str, params: dict[str, Any] | None = None) -> Trusted | None:
+        key = f"rules.{rule_id}.{field}"
+        params = dict(params or {})
+        return self.t(key, **params) if self.can(key, params) else None
+
+    def rt_list(self, rule_id: str, field: str, params: dict[str, Any] | None = None) -> list[Trusted]:
+        entry = lookup(f"rules.{rule_id}.{field}", self.lang)
+        if entry is None:
+            return []
+        items = entry if isinstance(entry, list) else [entry]
+        safe = {k: self.value(v) for k, v in (params or {}).items()}
+        return [Trusted(fill(item, safe)) for item in items]
+
+    def variants(self, rule_id: str, params: dict[str, Any]) -> list[Trusted]:
+        """Extra sentences chosen by a param's value: `rules.<id>.variant.<param>.<value>`."""
+        out: list[Trusted] = []
+        for name, value in params.items():
+            if isinstance(value, bool):
+                token = str(value).lower()
+            elif isinstance(value, str | int) and re.fullmatch(r"[A-Za-z0-9_]{1,40}", str(value)):
+                token = str(value)
+            else:
+                continue
+            key = f"rules.{rule_id}.variant.{name}.{token}"
+            if self.can(key, params):
+                out.append(self.t(key, **params))
+        return out
+
+    def globals(self) -> dict[str, Any]:
+        return {
+            "t": self.t,
+            "can": self.can,
+            "rt": self.rt,
+            "rt_list": self.rt_list,
+            "variants": self.variants,
+            "code": lambda body, lang="": Trusted(self.target.code_block(str(body), str(lang))),
+            "b": lambda text: Trusted(self.target.bold(str(text))),
+            "ic": lambda value: Trusted(self.target.inline_code(str(value))),
+            "trusted": Trusted,
+            "u": self.value,
+        }
+
+
+_FENCE = re.compile(r"^\s*```")
+
+
+def tidy(text: str) -> str:
+    """Collapse runs of blank lines outside code blocks and trim the ends."""
+    out: list[str] = []
+    in_fence = False
+    blank = 0
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if not in_fence and not line.strip():
+            blank += 1
+            if blank > 1 or not out:
+                continue
+            out.append("")
+            continue
+        blank = 0
+        out.append(line.rstrip() if not in_fence else line)
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out)
+
+
+def render_template(name: str, lang: str, target: str, **context: Any) -> str:
+    wording = Wording(lang, TARGETS[target])
+    env = environment()
+    template = env.get_template(name)
+    return tidy(template.render(**wording.globals(), **context))

@@ -1,0 +1,369 @@
+"""Report → the plain data the reply templates read (no wording here: that lives in the catalogues).
+
+The view decides *what* the reply says (which finding leads, which evidence, which step, which
+lines of the corrected config); the templates decide *how* it is said in each language.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from diagnosis.models import Applicability, Finding, LadderStep, OomEvent, Phase, Report, Severity
+from diagnosis.render.catalogue import lookup, placeholders
+
+MAX_EVIDENCE = 6
+MAX_EXCERPT_LINES = 40
+MAX_DIFF_LINES = 30
+MAX_DIFF_SOURCE_LINES = 5000  # beyond this a config is only attached, never diffed line by line
+LONG_CONFIG_LINES = 30  # a corrected config longer than this is also attached as a whole file
+ATTACH_PREFIX = "config"
+
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+_NOT_A_CAUSE = {"secret_in_input", "input_incomplete"}
+_HOST_KINDS = {"host_killed", "host_alloc", "memory_error", "windows_pagefile", "shm"}
+_GC_RULES = {"gc_off", "risky_family_gc_off"}
+
+
+@dataclass
+class EvidenceLine:
+    source: str
+    line: int | None
+    text: str
+
+
+@dataclass
+class OomNumbers:
+    tried: str | None = None
+    free: str | None = None
+    total: str | None = None
+    others: str | None = None
+    process: str | None = None
+
+
+@dataclass
+class StepView:
+    number: int
+    rule_id: str
+    rule_ids: list[str]
+    applicability: str
+    params: dict[str, Any]
+    has_edits: bool
+
+
+@dataclass
+class ConfigView:
+    lang_tag: str  # code-fence language: yaml / json
+    excerpt: str | None  # the changed lines with their parents and neighbours
+    diff: str | None  # a short unified diff (no file headers, no context)
+    attachment_name: str | None  # set when the whole corrected file goes along as a file
+    corrected: str | None
+
+
+@dataclass
+class ReplyView:
+    lang: str
+    kind: str  # "diagnosis", "not_oom", "question", "yaml_invalid", "clean"
+    has_oom: bool
+    host_oom: bool
+    phase: str
+    step: int | None
+    where_key: str | None
+    primary: str | None  # rule id of the most likely cause
+    context: dict[str, Any]
+    oom: OomNumbers | None
+    evidence: list[EvidenceLine]
+    steps: list[StepView]
+    extra: list[StepView]  # findings outside the ladder (advice, tips)
+    findings: dict[str, Finding]
+    gc_involved: bool
+    notes: list[tuple[str, dict[str, Any]]]
+    secret: Finding | None
+    regression: Finding | None
+    question: list[str]
+    config: ConfigView | None
+    shown_step: int  # 1-based ladder step the reply is about
+    total_steps: int
+    step_view: StepView | None = None
+    rule_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def size_text(n: int | None) -> str | None:
+    """Bytes the way PyTorch prints them: 2.00 GiB, 40.00 MiB."""
+    if n is None or n < 0:
+        return None
+    if n >= 1024**3:
+        return f"{n / 1024**3:.2f} GiB"
+    return f"{n / 1024**2:.2f} MiB"
+
+
+def _facts_get(report: Report, name: str, default: Any = None) -> Any:
+    return getattr(report.facts, name, default) if report.facts is not None else default
+
+
+def _fatal(report: Report) -> OomEvent | None:
+    if report.log is not None and report.log.fatal is not None:
+        return report.log.fatal
+    fatal = _facts_get(report, "fatal")
+    if isinstance(fatal, OomEvent):
+        return fatal
+    if report.log is not None and report.log.events:
+        return report.log.events[-1]
+    return None
+
+
+def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
+    if event is None:
+        return None
+    others = sum(p.bytes for p in event.other_processes) if event.other_processes else None
+    numbers = OomNumbers(
+        tried=size_text(event.tried_bytes),
+        free=size_text(event.free_bytes),
+        total=size_text(event.total_bytes),
+        others=size_text(others),
+        process=size_text(event.process_bytes),
+    )
+    if not any((numbers.tried, numbers.free, numbers.total, numbers.others, numbers.process)):
+        return None
+    return numbers
+
+
+def _rank(f: Finding) -> tuple[int, int]:
+    return (_SEVERITY_ORDER.get(f.severity, 3), f.ladder_rank)
+
+
+def _primary(report: Report, by_id: dict[str, Finding]) -> str | None:
+    for step in report.ladder:
+        for rid in step.rule_ids:
+            if rid in by_id and rid not in _NOT_A_CAUSE:
+                return rid
+    ranked = sorted((f for f in report.findings if f.rule_id not in _NOT_A_CAUSE), key=_rank)
+    return ranked[0].rule_id if ranked else None
+
+
+def _where_key(phase: str, step: int | None) -> str | None:
+    if phase in ("", Phase.UNKNOWN.value):
+        return None
+    if phase in (Phase.TRAINING_STEP.value, Phase.SAMPLING.value) and step is not None:
+        return f"reply.where.{phase}_n"
+    return f"reply.where.{phase}"
+
+
+def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
+    ordered = sorted(report.findings, key=lambda f: (f.rule_id != primary, _rank(f)))
+    seen: set[tuple[str, int | None, str]] = set()
+    out: list[EvidenceLine] = []
+    for finding in ordered:
+        if finding.rule_id == "secret_in_input":
+            continue  # the line holding a secret is never quoted, even scrubbed
+        for ev in finding.evidence:
+            key = (ev.source, ev.line, ev.text.strip())
+            if key in seen or not ev.text.strip():
+                continue
+            seen.add(key)
+            out.append(EvidenceLine(ev.source, ev.line, ev.text.strip()[:300]))
+    return out[:MAX_EVIDENCE]
+
+
+def _step_view(step: LadderStep, by_id: dict[str, Finding]) -> StepView:
+    rid = next((r for r in step.rule_ids if r in by_id), step.rule_ids[0] if step.rule_ids else "")
+    finding = by_id.get(rid)
+    applicability = finding.applicability.value if finding else Applicability.ADVICE.value
+    params = dict(finding.params) if finding else {}
+    return StepView(step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits))
+
+
+def _finding_view(number: int, f: Finding) -> StepView:
+    return StepView(number, f.rule_id, [f.rule_id], f.applicability.value, dict(f.params), bool(f.edits))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _is_content(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _ancestors(lines: list[str], index: int) -> list[int]:
+    """Indexes of the parent keys of line `index` (nearest line above with less indentation, repeated)."""
+    out: list[int] = []
+    level = _indent(lines[index]) if index < len(lines) else 0
+    for i in range(min(index, len(lines)) - 1, -1, -1):
+        if level == 0:
+            break
+        if _is_content(lines[i]) and _indent(lines[i]) < level:
+            out.append(i)
+            level = _indent(lines[i])
+    return out
+
+
+def excerpt(original: str, corrected: str, lang_tag: str) -> str | None:
+    """The changed lines of `corrected` with one neighbour each side and their parent keys."""
+    old, new = original.splitlines(), corrected.splitlines()
+    if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
+        return None
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    keep: set[int] = set()
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        changed = range(j1, j2) if j2 > j1 else range(max(0, j1 - 1), min(len(new), j1 + 1))
+        for j in changed:
+            keep.update(k for k in (j - 1, j, j + 1) if 0 <= k < len(new))
+            keep.update(_ancestors(new, j))
+    if not keep:
+        return None
+    out: list[str] = []
+    previous = -1
+    for j in sorted(keep):
+        if previous >= 0 and j > previous + 1:
+            gap_indent = " " * _indent(new[j])
+            out.append(gap_indent + ("# …" if lang_tag == "yaml" else "…"))
+        out.append(new[j])
+        previous = j
+        if len(out) >= MAX_EXCERPT_LINES:
+            break
+    return "\n".join(out)
+
+
+def short_diff(original: str, corrected: str) -> str | None:
+    old, new = original.splitlines(), corrected.splitlines()
+    if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
+        return None
+    lines = [
+        ln for ln in difflib.unified_diff(old, new, n=0, lineterm="") if not ln.startswith(("---", "+++"))
+    ]
+    return "\n".join(lines[:MAX_DIFF_LINES]) or None
+
+
+def _config_view(report: Report, shown: LadderStep | None) -> ConfigView | None:
+    if report.config is None or shown is None or not shown.corrected_config:
+        return None
+    original = report.config.piece.text
+    corrected = shown.corrected_config
+    if corrected == original:
+        return None
+    lang_tag = "json" if report.config.format == "json" else "yaml"
+    long = corrected.count("\n") + 1 > LONG_CONFIG_LINES
+    suffix = ".json" if lang_tag == "json" else ".yaml"
+    name = f"{ATTACH_PREFIX}.step{shown.number}.fixed{suffix}" if long else None
+    return ConfigView(
+        lang_tag, excerpt(original, corrected, lang_tag), short_diff(original, corrected), name, corrected
+    )
+
+
+def _notes(report: Report) -> list[tuple[str, dict[str, Any]]]:
+    notes = [(n.id, dict(n.params)) for n in report.notes]
+    return notes[:10]
+
+
+def _context(report: Report, by_id: dict[str, Finding]) -> dict[str, Any]:
+    ctx: dict[str, Any] = {}
+    label = _facts_get(report, "family_label")
+    if label:
+        ctx["family_label"] = label
+    if _facts_get(report, "config_parsed", False):
+        if _facts_get(report, "gc_explicit", False) and not _facts_get(
+            report, "gradient_checkpointing", True
+        ):
+            ctx["gc_off"] = True
+        batch = _facts_get(report, "batch_size")
+        if isinstance(batch, int) and batch > 1:
+            ctx["batch_size"] = batch
+        bucket = _facts_get(report, "max_bucket")
+        if isinstance(bucket, int):
+            ctx["max_bucket"] = bucket
+    vram = _facts_get(report, "vram_gib")
+    if isinstance(vram, int | float) and _facts_get(report, "vram_source") not in (None, "assumed"):
+        ctx["vram"] = f"{vram:g}"
+    return ctx
+
+
+def _question(report: Report, by_id: dict[str, Finding]) -> list[str]:
+    incomplete = by_id.get("input_incomplete")
+    if incomplete is None:
+        return []
+    missing = incomplete.params.get("missing") or []
+    if isinstance(missing, str):
+        missing = [m.strip() for m in missing.split(",") if m.strip()]
+    return [str(m) for m in missing] or ["config", "log"]
+
+
+def _kind(report: Report, by_id: dict[str, Finding], has_oom: bool, primary: str | None) -> str:
+    if report.not_oom or "not_oom" in by_id:
+        return "not_oom"
+    if "yaml_invalid" in by_id and primary in (None, "yaml_invalid"):
+        return "yaml_invalid"
+    causes = [f for f in report.findings if f.rule_id not in _NOT_A_CAUSE | {"regression_after_update"}]
+    if "input_incomplete" in by_id and not causes:
+        return "question"
+    if not report.findings and not has_oom:
+        return "clean"
+    return "diagnosis"
+
+
+def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
+    by_id: dict[str, Finding] = {}
+    for f in report.findings:
+        by_id.setdefault(f.rule_id, f)
+    fatal = _fatal(report)
+    oom_kind = _facts_get(report, "oom_kind") or (fatal.kind.value if fatal else None)
+    has_oom = bool(_facts_get(report, "has_oom", False) or fatal is not None)
+    phase_value = _facts_get(report, "phase", Phase.UNKNOWN)
+    phase = str(getattr(phase_value, "value", phase_value) or "unknown")
+    step_no = _facts_get(report, "step")
+    step_no = step_no if isinstance(step_no, int) else None
+    primary = _primary(report, by_id)
+
+    steps = [_step_view(s, by_id) for s in report.ladder if s.rule_ids]
+    in_ladder = {rid for s in report.ladder for rid in s.rule_ids}
+    skipped = _NOT_A_CAUSE | {"not_oom", "yaml_invalid"}
+    rest = sorted((f for f in report.findings if f.rule_id not in in_ladder | skipped), key=_rank)
+    if not steps:
+        steps = [_finding_view(i + 1, f) for i, f in enumerate(rest)]
+        rest = []
+    extra = [_finding_view(len(steps) + i + 1, f) for i, f in enumerate(rest)]
+
+    total = len(report.ladder)
+    shown_index = min(max(step, 1), total) if total else 1
+    shown = report.ladder[shown_index - 1] if total else None
+    step_view = next((s for s in steps if s.number == shown_index), steps[0] if steps else None)
+
+    return ReplyView(
+        lang=lang,
+        kind=_kind(report, by_id, has_oom, primary),
+        has_oom=has_oom,
+        host_oom=oom_kind in _HOST_KINDS,
+        phase=phase,
+        step=step_no,
+        where_key=_where_key(phase, step_no) if has_oom else None,
+        primary=primary,
+        context=_context(report, by_id),
+        oom=_oom_numbers(fatal),
+        evidence=_evidence(report, primary),
+        steps=steps,
+        extra=extra,
+        findings=by_id,
+        gc_involved=bool(_GC_RULES & by_id.keys()),
+        notes=_notes(report),
+        secret=by_id.get("secret_in_input"),
+        regression=by_id.get("regression_after_update"),
+        question=_question(report, by_id),
+        config=_config_view(report, shown),
+        shown_step=shown_index,
+        total_steps=total,
+        step_view=step_view,
+        rule_params={rid: dict(f.params) for rid, f in by_id.items()},
+    )
+
+
+def can_fill(key: str, lang: str, params: dict[str, Any]) -> bool:
+    """True when the catalogue entry exists and every placeholder it uses has a value."""
+    entry = lookup(key, lang)
+    if entry is None:
+        return False
+    texts = entry if isinstance(entry, list) else [entry]
+    return all(placeholders(t) <= params.keys() for t in texts)
