@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tomllib
@@ -534,3 +535,32 @@ def test_docs_name_only_real_commands_and_the_menu_entry(doc: Path) -> None:
     lang = "ja" if doc.name.endswith(".ja.md") else "en"
     catalogue = yaml.safe_load((ROOT / "locales" / lang / "bot.yaml").read_text(encoding="utf-8"))
     assert catalogue["command"]["context_menu"]["name"] in text
+
+
+@pytest.mark.parametrize("doc", OPERATOR_DOCS, ids=lambda p: p.name)
+def test_docs_describe_every_table_the_bot_keeps(doc: Path, tmp_path: Path) -> None:
+    from bot.store import Store
+
+    store = Store(tmp_path / "bot.sqlite3")
+    store.close()
+    with sqlite3.connect(tmp_path / "bot.sqlite3") as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    described = set(re.findall(r"(?m)^\| `([a-z_]+)` \|", doc.read_text(encoding="utf-8")))
+    assert described == tables - {"schema_version"}
+
+
+def test_the_documented_compose_backup_copies_a_live_database(tmp_path: Path) -> None:
+    from bot.store import GuildSettings, Store
+
+    text = (ROOT / "docs" / "operators.md").read_text(encoding="utf-8")
+    (snippet,) = re.findall(r'python -c \\\n\s+"([^"]+)"', text)
+    live = Store(tmp_path / "oomcheck.sqlite3")  # open, in WAL mode, as while the bot runs
+    try:
+        live.set_guild_settings(7, GuildSettings(language="ja", auto_mode=False))
+        code = snippet.replace("/data/", f"{tmp_path}/")
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    finally:
+        live.close()
+    with sqlite3.connect(tmp_path / "backup.sqlite3") as db:
+        rows = db.execute("SELECT guild_id, language, auto_mode FROM guild_settings").fetchall()
+    assert rows == [(7, "ja", 0)]
