@@ -9,7 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from diagnosis.models import Evidence, KeyPath, OomEvent, OtherProcess, Phase, StepPart
+from diagnosis.families import Family
+from diagnosis.models import ConfigError, Evidence, KeyPath, OomEvent, OtherProcess, Phase, StepPart
+
+
+@dataclass
+class DatasetFacts:
+    """One entry of `datasets:`; `index` is its position in the list (paths are built from it)."""
+
+    index: int
+    resolutions: list[int] = field(default_factory=list)
+    latents_cached: bool = False
+    caption_dropout: float = 0.0
+    num_frames: int = 1
+    control_images: int = 0
 
 
 @dataclass
@@ -95,3 +108,28 @@ class Facts:
     # --- process-relative config paths of the keys that exist, for fixes: fact name → path
     paths: dict[str, KeyPath] = field(default_factory=dict)
     defaulted: set[str] = field(default_factory=set)  # facts filled from the trainer's defaults
+
+    # --- additions by the rule engine (H3)
+    family_info: Family | None = None  # the family table row (thresholds) for `family`
+    config_shape: str | None = None  # ConfigShape value of the config read
+    config_source: str | None = None
+    config_from_log: bool = False  # the config was recovered from the JSON echoed in a log
+    config_error: ConfigError | None = None  # the last pasted config does not parse
+    config_error_line: int | None = None  # that error's line within its input (for evidence)
+    datasets: list[DatasetFacts] = field(default_factory=list)
+    sample_items: list[tuple[int, int | None, int | None]] = field(default_factory=list)  # (i, w, h)
+    network_type: str | None = None
+    network_alpha: float | None = None
+    device_index: int | None = None  # `device: cuda:N` of the config
+    gpu_oom: bool = False  # an OOM of the GPU's memory (fatal or caught) is in a log
+    host_oom: OomEvent | None = None  # the host-side out-of-memory event, when one is in a log
+    log_cut: bool = False  # a traceback that stops before its final error line
+    says_oom: bool = False  # the user's words report an out-of-memory
+    says_host_killed: bool = False  # the user's words say the process was killed (SIGKILL, OOM killer)
+    says_other_programs: bool = False  # the user's words name other programs holding VRAM
+    says_te_not_released: bool = False  # the user says the text encoder stays on the GPU
+    prose_phase: Phase | None = None  # the phase the user's words name
+    prose_buckets: list[int] = field(default_factory=list)  # resolutions named in the user's words
+    secret_kinds: list[str] = field(default_factory=list)
+    secret_count: int = 0
+    issues: list[str] = field(default_factory=list)  # config values of the wrong type, read as defaults

@@ -1,0 +1,1 @@
+"""Data tables of the engine (families, prose keywords, ladder order)."""

@@ -1,0 +1,565 @@
+"""Config + logs + the user's words → `Facts`, the one normalised view every rule reads.
+
+Tolerant by design: a value of the wrong type becomes the trainer's default plus an internal issue,
+never an exception. Defaults are the trainer's own (config-reference §1): gradient checkpointing on,
+`train.dtype` fp32 (it overwrites `model.dtype`), quantize off, `quantize_te` following `quantize`,
+batch 1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from diagnosis.facts_model import DatasetFacts, Facts
+from diagnosis.facts_prose import read_prose
+from diagnosis.families import arch_from_name, family_for, table, vram_class
+from diagnosis.logreader.gpus import vram_of_gpu_name
+from diagnosis.models import (
+    ConfigDoc,
+    ConfigShape,
+    Evidence,
+    Intake,
+    KeyPath,
+    LogFacts,
+    LogLine,
+    OomEvent,
+    Phase,
+    Piece,
+)
+
+GIB = 1024**3
+ASSUMED_VRAM_GIB = 24.0
+_EVIDENCE_CHARS = 300
+
+_DTYPES = {
+    "fp32": "fp32",
+    "float": "fp32",
+    "float32": "fp32",
+    "single": "fp32",
+    "fp16": "fp16",
+    "half": "fp16",
+    "float16": "fp16",
+    "bf16": "bf16",
+    "bfloat16": "bf16",
+    "8bit": "fp8",
+    "e4m3fn": "fp8",
+    "float8": "fp8",
+}
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0", "", "none", "null"}
+_DEVICE_RE = re.compile(r"^\s*cuda\s*:\s*(\d{1,2})\s*$", re.IGNORECASE)
+
+
+def _cut(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= _EVIDENCE_CHARS else text[: _EVIDENCE_CHARS - 1] + "…"
+
+
+def log_evidence(piece: Piece, where: LogLine) -> Evidence:
+    return Evidence(source=piece.source, line=piece.line_offset + where.line, text=_cut(where.text))
+
+
+def user_evidence(quote: str) -> Evidence:
+    return Evidence(source="user", line=None, text=quote)
+
+
+# --------------------------------------------------------------------------------------------------
+# Choosing what to read
+
+
+def _is_training(doc: ConfigDoc) -> bool:
+    proc = _get(doc.data, doc.process_path)
+    return isinstance(proc, dict) and any(k in proc for k in ("train", "model", "datasets", "network"))
+
+
+def choose_config(configs: Sequence[ConfigDoc]) -> ConfigDoc | None:
+    """The config to diagnose: the last one pasted decides; among parsed ones, the last complete
+    training config wins over bare fragments."""
+    if not configs:
+        return None
+    last = configs[-1]
+    if not last.ok:
+        return last
+    for doc in reversed(configs):
+        if doc.ok and doc.shape != ConfigShape.FRAGMENT and _is_training(doc):
+            return doc
+    for doc in reversed(configs):
+        if doc.ok:
+            return doc
+    return last
+
+
+def choose_log(logs: Sequence[LogFacts]) -> LogFacts | None:
+    """The log that ended in an out-of-memory (the last one), else one with another error, else the last."""
+    for log in reversed(logs):
+        if log.fatal is not None or log.events:
+            return log
+    for log in reversed(logs):
+        if log.non_oom_error is not None:
+            return log
+    return logs[-1] if logs else None
+
+
+# --------------------------------------------------------------------------------------------------
+# Tolerant access to the parsed config
+
+
+def _get(data: Any, path: KeyPath) -> Any:
+    node = data
+    for part in path:
+        if isinstance(part, int):
+            if not isinstance(node, list) or not -len(node) <= part < len(node):
+                return None
+            node = node[part]
+        else:
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+    return node
+
+
+class _Config:
+    """Reads one ConfigDoc: values relative to the process, evidence lines, type issues."""
+
+    def __init__(self, doc: ConfigDoc, facts: Facts) -> None:
+        self.doc = doc
+        self.facts = facts
+        proc = _get(doc.data, doc.process_path)
+        self.proc: dict[str, Any] = proc if isinstance(proc, dict) else {}
+        self.lines = doc.piece.text.splitlines()
+
+    def has(self, path: KeyPath) -> bool:
+        node: Any = self.proc
+        for part in path:
+            if isinstance(part, int):
+                if not isinstance(node, list) or not 0 <= part < len(node):
+                    return False
+            elif not isinstance(node, dict) or part not in node:
+                return False
+            node = node[part]
+        return True
+
+    def raw(self, path: KeyPath) -> Any:
+        return _get(self.proc, path)
+
+    def evidence(self, path: KeyPath) -> Evidence | None:
+        entry = self.doc.source_map.get(tuple(self.doc.process_path) + tuple(path))
+        if entry is None:
+            return None
+        span = entry.key or entry.value
+        index = span.start_line
+        text = self.lines[index] if 0 <= index < len(self.lines) else ""
+        return Evidence(
+            source=self.doc.piece.source, line=self.doc.piece.line_offset + index + 1, text=_cut(text)
+        )
+
+    def note(self, fact: str, path: KeyPath) -> None:
+        """Remember where a fact came from (evidence) and the key to edit (path)."""
+        self.facts.paths[fact] = path
+        ev = self.evidence(path)
+        if ev is not None:
+            self.facts.evidence[fact] = ev
+
+    def _issue(self, path: KeyPath, want: str) -> None:
+        self.facts.issues.append(f"{'.'.join(str(p) for p in path)}: expected {want}")
+
+    def bool(self, fact: str, path: KeyPath, default: bool) -> tuple[bool, bool]:
+        """(value, present); a present value of the wrong type reads as the default."""
+        if not self.has(path):
+            self.facts.defaulted.add(fact)
+            return default, False
+        self.note(fact, path)
+        value = self.raw(path)
+        if isinstance(value, bool):
+            return value, True
+        if isinstance(value, int | float):
+            return bool(value), True
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE, True
+        if value is None:
+            return default, True
+        self._issue(path, "a boolean")
+        return default, True
+
+    def int(self, fact: str, path: KeyPath, default: int | None) -> int | None:
+        if not self.has(path):
+            self.facts.defaulted.add(fact)
+            return default
+        self.note(fact, path)
+        value = _as_int(self.raw(path))
+        if value is None:
+            self._issue(path, "an integer")
+            return default
+        return value
+
+    def str(self, fact: str, path: KeyPath) -> str | None:
+        if not self.has(path):
+            self.facts.defaulted.add(fact)
+            return None
+        self.note(fact, path)
+        value = self.raw(path)
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            return str(value)
+        if value is not None:
+            self._issue(path, "a string")
+        return None
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e12:
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,12}\s*", value):
+        return int(value)
+    return None
+
+
+def _as_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _resolutions(value: Any) -> list[int]:
+    items = value if isinstance(value, list) else [value]
+    out: list[int] = []
+    for item in items:
+        # A [w, h] pair inside the list is allowed by the trainer; the larger side sets the peak.
+        if isinstance(item, list):
+            sides = [v for v in (_as_int(x) for x in item) if v is not None]
+            if sides:
+                out.append(max(sides))
+            continue
+        number = _as_int(item)
+        if number is not None and 0 < number <= 100_000:
+            out.append(number)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Sections
+
+
+def _read_arch(cfg: _Config, facts: Facts) -> None:
+    model = cfg.raw(("model",))
+    if not isinstance(model, dict):
+        return
+    facts.name_or_path = cfg.str("name_or_path", ("model", "name_or_path"))
+    arch_raw = cfg.str("arch", ("model", "arch"))
+    arch: str | None = None
+    if arch_raw:
+        arch = arch_raw.split(":", 1)[0].strip().lower() or None
+        if arch == "flex1":
+            arch = "flux"
+    if arch is None:
+        for flag, flagged_arch in table().legacy_flags:
+            value, present = cfg.bool(flag, ("model", flag), False)
+            if present and value:
+                arch = flagged_arch
+                if flag in facts.evidence:
+                    facts.evidence["arch"] = facts.evidence[flag]
+                break
+    if arch is None:
+        arch = arch_from_name(facts.name_or_path) or "sd1"
+        facts.defaulted.add("arch")
+    facts.arch = arch
+    if "arch" not in facts.evidence and "name_or_path" in facts.evidence:
+        facts.evidence["arch"] = facts.evidence["name_or_path"]
+    family = family_for(arch, facts.name_or_path)
+    facts.family_info = family
+    facts.family = family.key
+    facts.family_label = family.label
+    facts.params_b = family.params_b
+    facts.is_video = family.is_video
+
+
+def _read_model(cfg: _Config, facts: Facts) -> None:
+    facts.quantize, _ = cfg.bool("quantize", ("model", "quantize"), False)
+    facts.qtype = cfg.str("qtype", ("model", "qtype"))
+    facts.quantize_te, _ = cfg.bool("quantize_te", ("model", "quantize_te"), facts.quantize)
+    facts.low_vram, _ = cfg.bool("low_vram", ("model", "low_vram"), False)
+    offload, present = cfg.bool("layer_offloading", ("model", "layer_offloading"), False)
+    if not present:
+        offload, _ = cfg.bool("layer_offloading", ("model", "auto_memory"), False)
+    facts.layer_offloading = offload
+
+
+def _read_train(cfg: _Config, facts: Facts) -> None:
+    if cfg.has(("train",)):
+        cfg.note("section_train", ("train",))
+    facts.batch_size = max(1, cfg.int("batch_size", ("train", "batch_size"), 1) or 1)
+    facts.gradient_accumulation = max(
+        1, cfg.int("gradient_accumulation", ("train", "gradient_accumulation"), 1) or 1
+    )
+    # -1 means "a whole epoch"; keep it as is so a fix never multiplies it.
+    gas = cfg.int("gradient_accumulation_steps", ("train", "gradient_accumulation_steps"), 1)
+    facts.gradient_accumulation_steps = 1 if gas is None or gas == 0 else gas
+    facts.gradient_checkpointing, facts.gc_explicit = cfg.bool(
+        "gradient_checkpointing", ("train", "gradient_checkpointing"), True
+    )
+    dtype = cfg.str("dtype", ("train", "dtype"))
+    facts.dtype_explicit = dtype is not None
+    facts.dtype = _DTYPES.get((dtype or "fp32").strip().lower(), (dtype or "fp32").strip().lower())
+    facts.optimizer = (cfg.str("optimizer", ("train", "optimizer")) or "adamw").strip().lower()
+    facts.train_text_encoder, _ = cfg.bool("train_text_encoder", ("train", "train_text_encoder"), False)
+    facts.unload_text_encoder, _ = cfg.bool("unload_text_encoder", ("train", "unload_text_encoder"), False)
+    facts.cache_text_embeddings, _ = cfg.bool(
+        "cache_text_embeddings", ("train", "cache_text_embeddings"), False
+    )
+    facts.disable_sampling, _ = cfg.bool("disable_sampling", ("train", "disable_sampling"), False)
+    facts.skip_first_sample, _ = cfg.bool("skip_first_sample", ("train", "skip_first_sample"), False)
+
+
+def _read_network(cfg: _Config, facts: Facts) -> None:
+    network = cfg.raw(("network",))
+    if not isinstance(network, dict):
+        facts.full_finetune = cfg.doc.shape != ConfigShape.FRAGMENT and isinstance(cfg.raw(("train",)), dict)
+        return
+    facts.network_type = (cfg.str("network_type", ("network", "type")) or "lora").lower()
+    # `rank` wins over `linear` when both are given.
+    key = "rank" if cfg.has(("network", "rank")) else "linear"
+    facts.network_rank = cfg.int("network_rank", ("network", key), 4)
+    alpha_key = "linear_alpha" if cfg.has(("network", "linear_alpha")) else "alpha"
+    if cfg.has(("network", alpha_key)):
+        cfg.note("network_alpha", ("network", alpha_key))
+        facts.network_alpha = _as_float(cfg.raw(("network", alpha_key)))
+
+
+def _read_datasets(cfg: _Config, facts: Facts) -> None:
+    datasets = cfg.raw(("datasets",))
+    if not isinstance(datasets, list):
+        return
+    for i, item in enumerate(datasets[:256]):
+        if not isinstance(item, dict):
+            facts.issues.append(f"datasets[{i}]: expected a mapping")
+            continue
+        ds = DatasetFacts(index=i)
+        cfg.note(f"datasets[{i}]", ("datasets", i))
+        if "resolution" in item:
+            ds.resolutions = _resolutions(item["resolution"])
+            cfg.note(f"datasets[{i}].resolution", ("datasets", i, "resolution"))
+        if not ds.resolutions:
+            ds.resolutions = [512]
+            facts.defaulted.add(f"datasets[{i}].resolution")
+        for key in ("cache_latents_to_disk", "cache_latents"):
+            value, present = cfg.bool(f"datasets[{i}].{key}", ("datasets", i, key), False)
+            if present and value:
+                ds.latents_cached = True
+        ds.caption_dropout = _as_float(item.get("caption_dropout_rate")) or 0.0
+        if "caption_dropout_rate" in item:
+            cfg.note(f"datasets[{i}].caption_dropout_rate", ("datasets", i, "caption_dropout_rate"))
+        ds.num_frames = max(1, _as_int(item.get("num_frames")) or 1)
+        if "num_frames" in item:
+            cfg.note(f"datasets[{i}].num_frames", ("datasets", i, "num_frames"))
+        control = item.get("control_path")
+        count = len(control) if isinstance(control, list) else (1 if control else 0)
+        count += sum(1 for k in ("control_path_1", "control_path_2", "control_path_3") if item.get(k))
+        ds.control_images = count
+        facts.datasets.append(ds)
+    if facts.datasets:
+        facts.buckets = sorted({r for ds in facts.datasets for r in ds.resolutions})
+        facts.max_bucket = max(facts.buckets)
+        facts.latents_cached = all(ds.latents_cached for ds in facts.datasets)
+        facts.num_frames = max(ds.num_frames for ds in facts.datasets)
+        facts.control_images = max(ds.control_images for ds in facts.datasets)
+        facts.caption_dropout_max = max(ds.caption_dropout for ds in facts.datasets)
+
+
+def _read_sample(cfg: _Config, facts: Facts) -> None:
+    sample = cfg.raw(("sample",))
+    if not isinstance(sample, dict):
+        return
+    facts.sample_width = cfg.int("sample_width", ("sample", "width"), 512)
+    facts.sample_height = cfg.int("sample_height", ("sample", "height"), 512)
+    facts.sample_steps = cfg.int("sample_steps", ("sample", "sample_steps"), 20)
+    facts.sample_every = cfg.int("sample_every", ("sample", "sample_every"), 100)
+    facts.sample_frames = max(1, cfg.int("sample_frames", ("sample", "num_frames"), 1) or 1)
+    prompts = 0
+    for key in ("samples", "prompts"):
+        value = sample.get(key)
+        if isinstance(value, list):
+            prompts = max(prompts, len(value))
+    facts.sample_prompts = prompts
+    items = sample.get("samples")
+    if isinstance(items, list):
+        for i, item in enumerate(items[:256]):
+            if isinstance(item, dict) and ("width" in item or "height" in item):
+                facts.sample_items.append((i, _as_int(item.get("width")), _as_int(item.get("height"))))
+
+
+def _read_device(cfg: _Config, facts: Facts) -> None:
+    device = cfg.str("device", ("device",))
+    match = _DEVICE_RE.match(device or "")
+    if match:
+        facts.device_index = int(match.group(1))
+
+
+def _read_config(doc: ConfigDoc, facts: Facts) -> None:
+    facts.has_config = True
+    facts.config_source = doc.piece.source
+    facts.config_shape = doc.shape.value
+    facts.config_from_log = doc.piece.from_log
+    if not doc.ok:
+        facts.config_error = doc.error
+        if doc.error is not None:
+            facts.config_error_line = doc.piece.line_offset + doc.error.line
+        return
+    facts.config_parsed = True
+    cfg = _Config(doc, facts)
+    _read_arch(cfg, facts)
+    _read_model(cfg, facts)
+    _read_train(cfg, facts)
+    _read_network(cfg, facts)
+    _read_datasets(cfg, facts)
+    _read_sample(cfg, facts)
+    _read_device(cfg, facts)
+
+
+# --------------------------------------------------------------------------------------------------
+# Logs
+
+
+def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
+    facts.has_log = bool(logs)
+    main = choose_log(logs)
+    if main is None:
+        return
+    for log in logs:
+        for event in log.events:
+            if event.kind.on_host:
+                if facts.host_oom is None:
+                    facts.host_oom = event
+                    facts.evidence["host_oom"] = log_evidence(log.piece, event.where)
+            else:
+                facts.gpu_oom = True
+    facts.caught_ooms = sum(1 for e in main.events if e.caught)
+    fatal: OomEvent | None = main.fatal
+    if fatal is None and main.events:
+        fatal = main.events[-1]
+    if fatal is not None:
+        facts.fatal = fatal
+        facts.oom_kind = fatal.kind.value
+        facts.other_processes = list(fatal.other_processes)
+        facts.evidence["oom"] = log_evidence(main.piece, fatal.where)
+    elif facts.host_oom is not None:
+        facts.oom_kind = facts.host_oom.kind.value
+    facts.phase = main.phase
+    if main.phase_evidence is not None:
+        facts.evidence["phase"] = log_evidence(main.piece, main.phase_evidence)
+    facts.step_part = main.step_part
+    facts.step = main.step
+    facts.total_steps = main.total_steps
+    facts.log_cut = main.cut_before_error
+    facts.os = next((log.os for log in reversed(logs) if log.os), None)
+    facts.gpu_name = next((log.gpu_name for log in reversed(logs) if log.gpu_name), None)
+    if main.non_oom_error is not None and not any(log.events for log in logs):
+        facts.not_oom_kind = main.non_oom_error.kind
+        facts.not_oom_headline = main.non_oom_error.headline
+        facts.evidence["not_oom"] = log_evidence(main.piece, main.non_oom_error.where)
+    if facts.device_index is None:
+        facts.device_index = main.device_index
+
+
+def _read_vram(logs: Sequence[LogFacts], facts: Facts, prose_text: str, gpu_vram_gib: float | None) -> None:
+    total = facts.fatal.total_bytes if facts.fatal is not None else None
+    if total is None:
+        total = next((e.total_bytes for log in logs for e in log.events if e.total_bytes), None)
+    if total:
+        facts.vram_gib, facts.vram_source = vram_class(total / GIB), "oom_message"
+        return
+    for log in reversed(logs):
+        if log.gpu_total_bytes:
+            facts.vram_gib, facts.vram_source = vram_class(log.gpu_total_bytes / GIB), "gpu_name"
+            return
+    named = vram_of_gpu_name(prose_text)
+    if named is not None:
+        facts.gpu_name = facts.gpu_name or named[0]
+        facts.vram_gib, facts.vram_source = named[1], "gpu_name"
+        return
+    if gpu_vram_gib is not None and gpu_vram_gib > 0:
+        facts.vram_gib, facts.vram_source = float(gpu_vram_gib), "user"
+        return
+    facts.vram_gib, facts.vram_source = ASSUMED_VRAM_GIB, "assumed"
+
+
+def _read_prose(text: str, facts: Facts, *, situational: bool) -> None:
+    hints = read_prose(text)
+    facts.user_text = text
+    if hints.regression:
+        facts.says_regression = True
+        facts.evidence["user_regression"] = user_evidence(hints.regression)
+    if hints.buckets:
+        facts.prose_buckets = hints.buckets
+        facts.evidence["user_buckets"] = user_evidence(hints.buckets_quote or "")
+    if not situational:
+        return
+    if hints.other_programs:
+        facts.says_other_programs = True
+        facts.evidence["user_other_programs"] = user_evidence(hints.other_programs)
+    if hints.te_not_released:
+        facts.says_te_not_released = True
+        facts.evidence["user_te"] = user_evidence(hints.te_not_released)
+    if hints.says_oom:
+        facts.says_oom = True
+        facts.evidence["user_oom"] = user_evidence(hints.says_oom)
+    if hints.host_killed:
+        facts.says_host_killed = True
+        facts.evidence["user_host_killed"] = user_evidence(hints.host_killed)
+    if hints.phase is not None:
+        facts.prose_phase = hints.phase
+        if facts.phase == Phase.UNKNOWN:
+            facts.phase = hints.phase
+            facts.evidence["phase"] = user_evidence(hints.phase_quote or "")
+
+
+def _prose_vram(text: str) -> float | None:
+    return read_prose(text).vram_gib
+
+
+def build_facts(
+    intake: Intake,
+    configs: Sequence[ConfigDoc],
+    logs: Sequence[LogFacts],
+    gpu_vram_gib: float | None,
+    *,
+    situational: bool = True,
+) -> Facts:
+    """Every piece of a case → Facts. With `situational=False` only the config and the card are read
+    (the logs and the user's account of what happened describe the config before any fix)."""
+    facts = Facts()
+    doc = choose_config(configs)
+    if doc is not None:
+        _read_config(doc, facts)
+    if situational:
+        _read_logs(logs, facts)
+        _read_prose(intake.prose, facts, situational=True)
+        stated = gpu_vram_gib if gpu_vram_gib is not None else _prose_vram(intake.prose)
+        _read_vram(logs, facts, intake.prose, stated)
+    else:
+        _read_prose(intake.prose, facts, situational=False)
+        if gpu_vram_gib is not None:
+            facts.vram_gib, facts.vram_source = float(gpu_vram_gib), "user"
+        else:
+            facts.vram_gib, facts.vram_source = ASSUMED_VRAM_GIB, "assumed"
+    facts.has_oom = (
+        facts.fatal is not None or facts.gpu_oom or facts.host_oom is not None or facts.says_oom
+    ) or facts.says_host_killed
+    facts.secret_kinds = sorted({hit.kind for hit in intake.secrets})
+    facts.secret_count = len(intake.secrets)
+    if intake.secrets:
+        hit = intake.secrets[0]
+        # The kind of secret only: the secret itself is never kept.
+        facts.evidence["secret"] = Evidence(source=hit.source, line=hit.line, text=hit.kind)
+    return facts

@@ -1,0 +1,124 @@
+"""Hints in the user's own words: regression, other programs, the phase, buckets, a VRAM size.
+
+The patterns are data (`data/prose.yaml`); what is found here only ever backs a finding as the
+user's statement ("user" evidence), never as a measured fact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from diagnosis.models import Phase
+
+_MAX_LINES = 2_000
+_MAX_LINE_CHARS = 2_000
+_QUOTE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    regression: tuple[re.Pattern[str], ...]
+    other_programs: tuple[re.Pattern[str], ...]
+    te_not_released: tuple[re.Pattern[str], ...]
+    phase: tuple[tuple[Phase, tuple[re.Pattern[str], ...]], ...]
+    says_oom: tuple[re.Pattern[str], ...]
+    host_killed: tuple[re.Pattern[str], ...]
+    vram_words: tuple[re.Pattern[str], ...]
+    buckets: re.Pattern[str]
+
+
+def _compile(rows: list[Any]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(str(r), re.IGNORECASE) for r in rows)
+
+
+@cache
+def _patterns() -> _Patterns:
+    text = resources.files("diagnosis.data").joinpath("prose.yaml").read_text(encoding="utf-8")
+    raw = yaml.safe_load(text)
+    values = sorted((int(v) for v in raw["bucket_values"]), reverse=True)
+    number = "(?:" + "|".join(str(v) for v in values) + ")"
+    joiner = r"(?:\s{0,3}(?:,|、|/|&|\band\b|\bor\b|と|や)?\s{0,3})"
+    # keyword, a few words that are not digits, then numbers joined by commas / "and" / 「と」.
+    buckets = re.compile(
+        rf"{raw['bucket_words']}[^\d\n]{{0,24}}((?<!\d){number}(?!\d)(?:{joiner}(?<!\d){number}(?!\d)){{0,7}})",
+        re.IGNORECASE,
+    )
+    return _Patterns(
+        regression=_compile(raw["regression"]),
+        other_programs=_compile(raw["other_programs"]),
+        te_not_released=_compile(raw["te_not_released"]),
+        phase=tuple((Phase(k), _compile(v)) for k, v in raw["phase"].items()),
+        says_oom=_compile(raw["says_oom"]),
+        host_killed=_compile(raw["host_killed"]),
+        vram_words=_compile(raw["vram_words"]),
+        buckets=buckets,
+    )
+
+
+@dataclass
+class ProseHints:
+    regression: str | None = None  # the line that says so, as a quote
+    other_programs: str | None = None
+    te_not_released: str | None = None
+    phase: Phase | None = None
+    phase_quote: str | None = None
+    says_oom: str | None = None
+    host_killed: str | None = None
+    vram_gib: float | None = None
+    vram_quote: str | None = None
+    buckets: list[int] = field(default_factory=list)
+    buckets_quote: str | None = None
+
+
+def _lines(text: str) -> list[str]:
+    return [line[:_MAX_LINE_CHARS] for line in text.splitlines()[:_MAX_LINES]]
+
+
+def _quote(line: str) -> str:
+    line = line.strip()
+    return line if len(line) <= _QUOTE_CHARS else line[: _QUOTE_CHARS - 1] + "…"
+
+
+def _first(lines: list[str], patterns: tuple[re.Pattern[str], ...]) -> str | None:
+    for line in lines:
+        if any(p.search(line) for p in patterns):
+            return _quote(line)
+    return None
+
+
+def read_prose(text: str) -> ProseHints:
+    pats = _patterns()
+    lines = _lines(text)
+    hints = ProseHints(
+        regression=_first(lines, pats.regression),
+        other_programs=_first(lines, pats.other_programs),
+        te_not_released=_first(lines, pats.te_not_released),
+        says_oom=_first(lines, pats.says_oom),
+        host_killed=_first(lines, pats.host_killed),
+    )
+    for phase, patterns in pats.phase:
+        quote = _first(lines, patterns)
+        if quote is not None:
+            hints.phase, hints.phase_quote = phase, quote
+            break
+    for line in lines:
+        for pattern in pats.vram_words:
+            match = pattern.search(line)
+            if match:
+                hints.vram_gib, hints.vram_quote = float(match.group(1)), _quote(line)
+                break
+        if hints.vram_gib is not None:
+            break
+    for line in lines:
+        match = pats.buckets.search(line)
+        if match:
+            hints.buckets = sorted({int(n) for n in re.findall(r"\d+", match.group(1))})
+            hints.buckets_quote = _quote(line)
+            break
+    return hints

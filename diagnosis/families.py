@@ -1,0 +1,243 @@
+"""Model families and VRAM classes: the table in `data/families.yaml`, read once into typed records."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+UNKNOWN = "unknown"
+
+# The sizes cards are sold in; a measured total (23.55 GiB of a "24 GB" card) maps to the nearest
+# class at or above it, with a little slack for what the driver reserves.
+VRAM_CLASSES: tuple[float, ...] = (
+    2, 3, 4, 6, 8, 10, 11, 12, 16, 20, 22, 24, 32, 40, 44, 46, 48, 64, 80, 94, 96, 128, 141, 180, 192,
+)  # fmt: skip
+_CLASS_SLACK_GIB = 0.35
+
+Table = tuple[tuple[float, Any], ...]
+
+
+@dataclass(frozen=True)
+class TextEncoder:
+    name: str
+    gib: float
+
+
+@dataclass(frozen=True)
+class Family:
+    key: str
+    label: str
+    params_b: float | None
+    is_video: bool
+    text_encoder: TextEncoder | None
+    low_vram: bool
+    layer_offloading: bool
+    unload_te: bool
+    danger: str | None
+    safe_batch: Table
+    bucket_ok: Table
+    min_vram: float | None
+    quantize_up_to: float
+    low_vram_up_to: float
+    te_offload_up_to: float
+    qtype: str
+    frames_ok: Table
+
+    def safe_batch_for(self, vram: float) -> int:
+        return int(_lookup(self.safe_batch, vram))
+
+    def bucket_ok_for(self, vram: float) -> int:
+        return int(_lookup(self.bucket_ok, vram))
+
+    def frames_ok_for(self, vram: float) -> int:
+        return int(_lookup(self.frames_ok, vram))
+
+
+@dataclass(frozen=True)
+class DangerCondition:
+    max_bucket_at_least: int | None = None
+    batch_at_least: int | None = None
+    buckets_at_least: int | None = None
+    control_images_at_least: int | None = None
+
+
+def _lookup(table: Table, vram: float) -> Any:
+    for limit, value in table:
+        if vram <= limit:
+            return value
+    return table[-1][1]
+
+
+def vram_class(total_gib: float) -> float:
+    """The card size class of a measured total: 23.55 GiB → 24, 31.36 → 32, 11.76 → 12."""
+    for size in VRAM_CLASSES:
+        if total_gib <= size + _CLASS_SLACK_GIB:
+            return size
+    return float(round(total_gib))
+
+
+def _table(raw: Any, fallback: Table) -> Table:
+    if not isinstance(raw, list):
+        return fallback
+    return tuple((float(row[0]), row[1]) for row in raw)
+
+
+def _family(key: str, raw: dict[str, Any], defaults: dict[str, Any]) -> Family:
+    merged = {**defaults, **raw}
+    te = merged.get("text_encoder")
+    default_tables = {
+        name: tuple((float(r[0]), r[1]) for r in defaults[name])
+        for name in ("safe_batch", "bucket_ok", "frames_ok")
+    }
+    return Family(
+        key=key,
+        label=str(merged.get("label", key)),
+        params_b=None if merged.get("params_b") is None else float(merged["params_b"]),
+        is_video=bool(merged.get("is_video")),
+        text_encoder=None if not te else TextEncoder(name=str(te["name"]), gib=float(te["gib"])),
+        low_vram=bool(merged.get("low_vram")),
+        layer_offloading=bool(merged.get("layer_offloading")),
+        unload_te=bool(merged.get("unload_te", True)),
+        danger=merged.get("danger"),
+        safe_batch=_table(merged.get("safe_batch"), default_tables["safe_batch"]),
+        bucket_ok=_table(merged.get("bucket_ok"), default_tables["bucket_ok"]),
+        min_vram=None if merged.get("min_vram") is None else float(merged["min_vram"]),
+        quantize_up_to=float(merged.get("quantize_up_to") or 0),
+        low_vram_up_to=float(merged.get("low_vram_up_to") or 0),
+        te_offload_up_to=float(merged.get("te_offload_up_to") or 0),
+        qtype=str(merged.get("qtype", "qfloat8")),
+        frames_ok=_table(merged.get("frames_ok"), default_tables["frames_ok"]),
+    )
+
+
+@dataclass(frozen=True)
+class _Variant:
+    pattern: re.Pattern[str]
+    overrides: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FamilyTable:
+    families: dict[str, Family]
+    variants: dict[str, tuple[_Variant, ...]]
+    arch: dict[str, str]
+    legacy_flags: tuple[tuple[str, str], ...]
+    name_hints: tuple[tuple[re.Pattern[str], str], ...]
+    danger: dict[str, tuple[DangerCondition, ...]]
+    unknown: Family
+
+
+@cache
+def table() -> FamilyTable:
+    text = resources.files("diagnosis.data").joinpath("families.yaml").read_text(encoding="utf-8")
+    raw = yaml.safe_load(text)
+    defaults: dict[str, Any] = raw["defaults"]
+    families: dict[str, Family] = {}
+    variants: dict[str, tuple[_Variant, ...]] = {}
+    for key, body in raw["families"].items():
+        body = dict(body)
+        rows = body.pop("variants", []) or []
+        families[key] = _family(key, body, defaults)
+        variants[key] = tuple(
+            _Variant(
+                pattern=re.compile(str(row["match"]), re.IGNORECASE),
+                overrides={k: v for k, v in row.items() if k != "match"},
+            )
+            for row in rows
+        )
+    return FamilyTable(
+        families=families,
+        variants=variants,
+        arch={str(k): str(v) for k, v in raw["arch"].items()},
+        legacy_flags=tuple((str(a), str(b)) for a, b in raw["legacy_flags"]),
+        name_hints=tuple((re.compile(str(p), re.IGNORECASE), str(k)) for p, k in raw["name_hints"]),
+        danger={
+            key: tuple(DangerCondition(**cond) for cond in conds) for key, conds in raw["danger"].items()
+        },
+        unknown=_family(UNKNOWN, {"label": "unknown"}, defaults),
+    )
+
+
+def family_for(arch: str | None, name_or_path: str | None) -> Family:
+    """The family of a resolved arch, refined by the model name (variants share one arch)."""
+    t = table()
+    key = t.arch.get(arch or "")
+    if key is None:
+        return replace(t.unknown, label=arch or t.unknown.label)
+    family = t.families[key]
+    name = name_or_path or ""
+    hint = arch or ""
+    for variant in t.variants.get(key, ()):
+        # Some variants are told apart by the arch itself (flux2_klein_9b), most by the name.
+        if variant.pattern.search(name) or variant.pattern.search(hint):
+            overrides = dict(variant.overrides)
+            label = str(overrides.pop("label", family.label))
+            params = overrides.pop("params_b", family.params_b)
+            numbers: dict[str, Any] = {k: float(v) for k, v in overrides.items()}
+            family = replace(
+                family,
+                label=label,
+                params_b=None if params is None else float(params),
+                **numbers,
+            )
+            break
+    return family
+
+
+def arch_from_name(name_or_path: str | None) -> str | None:
+    """A family arch guessed from the model name, for configs that set neither arch nor a flag."""
+    if not name_or_path:
+        return None
+    for pattern, key in table().name_hints:
+        if pattern.search(name_or_path):
+            return key
+    return None
+
+
+def danger_conditions(family: Family) -> tuple[DangerCondition, ...]:
+    return table().danger.get(family.danger or "", ())
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    big_model_b: float
+    dtype_model_b: float
+    train_te_model_b: float
+    high_rank: int
+    high_rank_vram_up_to: float
+    high_rank_new: int
+    optimizer_lora_rank: int
+    preview_ok: Table
+    preview_oom_side: int
+    preview_steps_max: int
+    preview_new_steps: int
+    preview_frames_ok: Table
+    preview_prompts_many: int
+    preview_every_often: int
+    preview_new_every: int
+    fragmentation_min_gib: float
+    fragmentation_tried_ratio: float
+    others_min_gib: float
+    others_min_fraction: float
+    unaccounted_min_gib: float
+    unaccounted_min_fraction: float
+
+    def preview_ok_for(self, vram: float) -> int:
+        return int(_lookup(self.preview_ok, vram))
+
+    def preview_frames_ok_for(self, vram: float) -> int:
+        return int(_lookup(self.preview_frames_ok, vram))
+
+
+@cache
+def thresholds() -> Thresholds:
+    text = resources.files("diagnosis.data").joinpath("families.yaml").read_text(encoding="utf-8")
+    raw: dict[str, Any] = dict(yaml.safe_load(text)["thresholds"])
+    for name in ("preview_ok", "preview_frames_ok"):
+        raw[name] = _table(raw[name], ())
+    return Thresholds(**raw)

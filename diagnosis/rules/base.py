@@ -1,0 +1,100 @@
+"""What every rule shares: its spec, and small readers of the situation (phase, card, family)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from diagnosis.facts_model import Facts
+from diagnosis.families import Family, Thresholds, table, thresholds
+from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, KeyPath, Phase, Severity
+
+GIB = 1024**3
+
+LOAD_PHASES = frozenset({Phase.MODEL_LOAD, Phase.QUANTIZE})
+SAMPLING_PHASES = frozenset({Phase.FIRST_SAMPLE, Phase.SAMPLING})
+CACHING_PHASES = frozenset({Phase.LATENT_CACHING, Phase.TEXT_EMBEDDING_CACHING})
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    id: str
+    severity: Severity  # the usual severity; a rule may raise or lower it for the case at hand
+    applicability: Applicability
+    reads: tuple[str, ...]  # the Facts fields the rule reads
+    rank: int  # base place on the fix ladder (lower first), before the phase reorders it
+    check: Callable[[Facts], Finding | None] = field(compare=False, repr=False)
+    # Suppressed when the input shows an error that is not an out-of-memory.
+    oom_checklist: bool = True
+
+    def finding(
+        self,
+        *,
+        evidence: Iterable[Evidence | None] = (),
+        params: dict[str, Any] | None = None,
+        edits: Iterable[ConfigEdit] = (),
+        severity: Severity | None = None,
+        applicability: Applicability | None = None,
+    ) -> Finding:
+        seen: list[Evidence] = []
+        for ev in evidence:
+            if ev is not None and ev not in seen:
+                seen.append(ev)
+        return Finding(
+            rule_id=self.id,
+            severity=severity or self.severity,
+            applicability=applicability or self.applicability,
+            evidence=seen,
+            params=dict(params or {}),
+            edits=list(edits),
+            ladder_rank=self.rank,
+        )
+
+
+def family(f: Facts) -> Family:
+    return f.family_info or table().unknown
+
+
+def limits() -> Thresholds:
+    return thresholds()
+
+
+def vram(f: Facts) -> float:
+    return f.vram_gib if f.vram_gib is not None else 24.0
+
+
+def path(f: Facts, fact: str, default: KeyPath) -> KeyPath:
+    """The key to edit for a fact: where the config has it, else the canonical place."""
+    return f.paths.get(fact, default)
+
+
+def ev(f: Facts, *names: str) -> list[Evidence | None]:
+    return [f.evidence.get(n) for n in names]
+
+
+def gpu_oom(f: Facts) -> bool:
+    """An out-of-memory of the card: in a log, or in the user's words with nothing host-side seen."""
+    return f.gpu_oom or (f.says_oom and f.host_oom is None and not f.says_host_killed)
+
+
+def step_oom(f: Facts) -> bool:
+    return gpu_oom(f) and f.phase == Phase.TRAINING_STEP
+
+
+def load_oom(f: Facts) -> bool:
+    return gpu_oom(f) and f.phase in LOAD_PHASES
+
+
+def checks_config(f: Facts) -> bool:
+    """Config rules need a parsed config; a bare fragment only answers for the keys it holds."""
+    return f.config_parsed
+
+
+def whole_config(f: Facts) -> bool:
+    """Rules that read a missing key as the trainer's default need more than a fragment."""
+    return f.config_parsed and f.config_shape != "fragment"
+
+
+def fmt_gib(value: float) -> float:
+    return round(value, 2)

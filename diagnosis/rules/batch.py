@@ -1,0 +1,74 @@
+"""`batch_too_large`: lower the batch, keep the effective batch with accumulation."""
+
+from __future__ import annotations
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
+from diagnosis.rules.base import RuleSpec, checks_config, ev, family, path, step_oom, vram
+
+
+def _new_batch(batch: int, safe: int, after_oom: bool) -> int:
+    """1 after an OOM in a step (the article's safe start); else the largest divisor within the safe start."""
+    if after_oom:
+        return 1
+    return max(d for d in range(1, min(batch, max(safe, 1)) + 1) if batch % d == 0)
+
+
+def check(f: Facts) -> Finding | None:
+    if not checks_config(f) or f.batch_size <= 1:
+        return None
+    safe = family(f).safe_batch_for(vram(f))
+    in_step = step_oom(f)
+    if not (in_step or f.batch_size > safe):
+        return None
+    new_batch = _new_batch(f.batch_size, safe, in_step)
+    factor = f.batch_size // new_batch
+    edits = [ConfigEdit(path(f, "batch_size", ("train", "batch_size")), new_batch)]
+    gas = f.gradient_accumulation_steps
+    new_accumulation: int | None
+    if gas > 1:
+        # The legacy key is in use: raising the new one too would be an error in the trainer.
+        new_accumulation = gas * factor
+        edits.append(
+            ConfigEdit(
+                path(f, "gradient_accumulation_steps", ("train", "gradient_accumulation_steps")),
+                new_accumulation,
+            )
+        )
+    elif gas < 0:
+        # -1 already accumulates a whole epoch; the effective batch does not depend on the batch size.
+        new_accumulation = None
+    else:
+        new_accumulation = f.gradient_accumulation * factor
+        edits.append(
+            ConfigEdit(path(f, "gradient_accumulation", ("train", "gradient_accumulation")), new_accumulation)
+        )
+    effective = f.batch_size * f.gradient_accumulation * max(gas, 1)
+    return SPEC.finding(
+        evidence=ev(f, "batch_size", "oom" if in_step else "batch_size"),
+        params={
+            "batch_size": f.batch_size,
+            "new_batch_size": new_batch,
+            "new_accumulation": new_accumulation,
+            "effective_batch": effective,
+        },
+        edits=edits,
+        severity=Severity.ERROR if in_step else Severity.WARNING,
+    )
+
+
+SPEC = RuleSpec(
+    id="batch_too_large",
+    severity=Severity.ERROR,
+    applicability=Applicability.CHANGES_RESULTS,
+    reads=(
+        "batch_size",
+        "gradient_accumulation",
+        "gradient_accumulation_steps",
+        "family",
+        "vram_gib",
+        "phase",
+    ),
+    rank=20,
+    check=check,
+)

@@ -1,0 +1,69 @@
+"""`bucket_too_large`: the largest resolution bucket sets the peak; drop it, keep 512/768."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
+from diagnosis.rules.base import CACHING_PHASES, RuleSpec, ev, family, step_oom, vram
+
+# Dropping the largest bucket after a step OOM only helps when a high-resolution one is there.
+_HIGH_RES = 1024
+
+
+def _edits(f: Facts, keep: list[int]) -> list[ConfigEdit]:
+    edits: list[ConfigEdit] = []
+    for ds in f.datasets:
+        if f"datasets[{ds.index}].resolution" not in f.paths:
+            continue
+        kept = [r for r in ds.resolutions if r in keep] or [max(keep)]
+        if kept == ds.resolutions:
+            continue
+        value: Any = kept if len(ds.resolutions) > 1 or len(kept) > 1 else kept[0]
+        edits.append(ConfigEdit(f.paths[f"datasets[{ds.index}].resolution"], value))
+    return edits
+
+
+def check(f: Facts) -> Finding | None:
+    from_config = bool(f.config_parsed and f.datasets)
+    buckets = f.buckets if from_config else f.prose_buckets
+    if not buckets:
+        return None
+    limit = family(f).bucket_ok_for(vram(f))
+    largest = max(buckets)
+    over = largest > limit
+    in_step = step_oom(f)
+    after_step_oom = in_step and largest >= _HIGH_RES and len(buckets) >= 2
+    if not (over or after_step_oom):
+        return None
+    keep = [b for b in buckets if b <= limit] if over else [b for b in buckets if b < largest]
+    if not keep:
+        keep = [limit]
+    if over and (in_step or f.phase in CACHING_PHASES or (f.phase == Phase.UNKNOWN and f.gpu_oom)):
+        severity = Severity.ERROR
+    elif over:
+        severity = Severity.WARNING
+    else:
+        severity = Severity.INFO
+    evidence = (
+        [f.evidence.get(f"datasets[{ds.index}].resolution") for ds in f.datasets] if from_config else []
+    )
+    if not from_config:
+        evidence.append(f.evidence.get("user_buckets"))
+    return SPEC.finding(
+        evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
+        params={"max_bucket": largest, "limit": limit, "new_buckets": ", ".join(str(b) for b in keep)},
+        edits=_edits(f, keep) if from_config else [],
+        severity=severity,
+    )
+
+
+SPEC = RuleSpec(
+    id="bucket_too_large",
+    severity=Severity.WARNING,
+    applicability=Applicability.CHANGES_RESULTS,
+    reads=("buckets", "prose_buckets", "family", "vram_gib", "phase"),
+    rank=25,
+    check=check,
+)

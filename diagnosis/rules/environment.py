@@ -1,0 +1,187 @@
+"""What is outside the config: other programs on the card, fragmentation, host RAM, the card's size."""
+
+from __future__ import annotations
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Applicability, Evidence, Finding, OomKind, OtherProcess, Severity
+from diagnosis.rules.base import GIB, RuleSpec, checks_config, ev, family, fmt_gib, gpu_oom, limits, vram
+
+
+def _foreign(f: Facts) -> list[OtherProcess]:
+    """Processes listed in the OOM message that are not the trainer itself."""
+    event = f.fatal
+    if event is None:
+        return []
+    procs = list(event.other_processes)
+    if event.process_bytes is None:
+        # Inside a container NVML lists the trainer under its host PID, with no "this process has"
+        # fragment: a listed process holding at least what PyTorch allocated is the trainer.
+        if event.allocated_bytes is None:
+            return []
+        own = event.allocated_bytes * 0.95
+        procs = [p for p in procs if p.bytes < own]
+    return procs
+
+
+def check_other_process(f: Facts) -> Finding | None:
+    t = limits()
+    event = f.fatal
+    if event is not None and not event.kind.on_host:
+        total = event.total_bytes or 0
+        others = _foreign(f)
+        held = sum(p.bytes for p in others)
+        if others and held >= max(t.others_min_gib * GIB, t.others_min_fraction * total):
+            return _finding(f, held, others, "other_pids")
+        spill = event.allocated_bytes is not None and total and event.allocated_bytes > total
+        if (
+            not others
+            and not spill
+            and total
+            and event.free_bytes is not None
+            and event.process_bytes is not None
+        ):
+            unaccounted = total - event.free_bytes - event.process_bytes
+            if unaccounted >= max(t.unaccounted_min_gib * GIB, t.unaccounted_min_fraction * total):
+                return _finding(f, unaccounted, [], "unaccounted")
+        if (
+            f.device_index is not None
+            and event.device_index is not None
+            and f.device_index != event.device_index
+        ):
+            return _finding(f, 0, [], "device_mismatch", ev(f, "device"))
+    if f.says_other_programs and (f.has_oom or f.fatal is not None):
+        return SPEC.finding(
+            evidence=ev(f, "user_other_programs", "oom"),
+            params={"others_gib": 0.0, "pids": "", "reason": "user_says"},
+            severity=Severity.WARNING,
+        )
+    return None
+
+
+def _finding(
+    f: Facts, held: int, procs: list[OtherProcess], reason: str, extra: list[Evidence | None] | None = None
+) -> Finding:
+    return SPEC.finding(
+        evidence=[*ev(f, "oom"), *(extra or []), *ev(f, "user_other_programs")],
+        params={
+            "others_gib": fmt_gib(held / GIB),
+            "pids": ", ".join(str(p.pid) for p in procs if p.pid is not None),
+            "reason": reason,
+        },
+        severity=Severity.ERROR,
+    )
+
+
+def check_fragmentation(f: Facts) -> Finding | None:
+    event = f.fatal
+    if event is None or event.kind.on_host:
+        return None
+    reserved, tried = event.reserved_unallocated_bytes, event.tried_bytes
+    if reserved is None or tried is None:
+        return None
+    t = limits()
+    if reserved < t.fragmentation_min_gib * GIB or reserved < t.fragmentation_tried_ratio * tried:
+        return None
+    return FRAGMENTATION.finding(
+        evidence=ev(f, "oom"),
+        params={"reserved_gib": fmt_gib(reserved / GIB), "tried_gib": fmt_gib(tried / GIB)},
+    )
+
+
+_SIGNALS = {
+    OomKind.HOST_KILLED: "killed",
+    OomKind.HOST_ALLOC: "cpu_alloc",
+    OomKind.MEMORY_ERROR: "memory_error",
+}
+
+
+def check_system_ram(f: Facts) -> Finding | None:
+    event = f.host_oom
+    signal: str | None = None
+    if event is not None and event.kind in _SIGNALS:
+        signal = _SIGNALS[event.kind]
+        if event.kind == OomKind.HOST_KILLED and "exited unexpectedly" in event.where.text.lower():
+            signal = "ui_exit"
+    elif event is None and f.says_host_killed:
+        signal = "killed"
+    if signal is None:
+        return None
+    return SYSTEM_RAM.finding(
+        evidence=ev(f, "host_oom", "user_host_killed", "layer_offloading"),
+        params={"signal": signal, "layer_offloading": f.layer_offloading},
+    )
+
+
+def check_pagefile(f: Facts) -> Finding | None:
+    if f.host_oom is None or f.host_oom.kind != OomKind.WINDOWS_PAGEFILE:
+        return None
+    return PAGEFILE.finding(evidence=ev(f, "host_oom"))
+
+
+def check_shm(f: Facts) -> Finding | None:
+    if f.host_oom is None or f.host_oom.kind != OomKind.SHM:
+        return None
+    return SHM.finding(evidence=ev(f, "host_oom"))
+
+
+def check_gpu_too_small(f: Facts) -> Finding | None:
+    needed = family(f).min_vram
+    if not checks_config(f) or f.family_info is None or needed is None or f.vram_source == "assumed":
+        return None
+    if vram(f) >= needed:
+        return None
+    return GPU_TOO_SMALL.finding(
+        evidence=ev(f, "arch", "oom"),
+        params={"family_label": f.family_label, "vram_gib": vram(f), "needed_gib": needed},
+        severity=Severity.ERROR if gpu_oom(f) else Severity.WARNING,
+    )
+
+
+SPEC = RuleSpec(
+    id="other_process_on_gpu",
+    severity=Severity.ERROR,
+    applicability=Applicability.ADVICE,
+    reads=("fatal", "other_processes", "device_index", "says_other_programs"),
+    rank=2,
+    check=check_other_process,
+)
+FRAGMENTATION = RuleSpec(
+    id="fragmentation",
+    severity=Severity.WARNING,
+    applicability=Applicability.ADVICE,
+    reads=("fatal",),
+    rank=70,
+    check=check_fragmentation,
+)
+SYSTEM_RAM = RuleSpec(
+    id="system_ram_oom",
+    severity=Severity.ERROR,
+    applicability=Applicability.ADVICE,
+    reads=("host_oom", "says_host_killed", "layer_offloading"),
+    rank=3,
+    check=check_system_ram,
+)
+PAGEFILE = RuleSpec(
+    id="windows_pagefile",
+    severity=Severity.ERROR,
+    applicability=Applicability.ADVICE,
+    reads=("host_oom",),
+    rank=3,
+    check=check_pagefile,
+)
+SHM = RuleSpec(
+    id="shm_too_small",
+    severity=Severity.ERROR,
+    applicability=Applicability.ADVICE,
+    reads=("host_oom",),
+    rank=3,
+    check=check_shm,
+)
+GPU_TOO_SMALL = RuleSpec(
+    id="gpu_too_small_for_model",
+    severity=Severity.WARNING,
+    applicability=Applicability.ADVICE,
+    reads=("family", "vram_gib", "vram_source"),
+    rank=80,
+    check=check_gpu_too_small,
+)

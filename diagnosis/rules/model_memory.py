@@ -1,0 +1,122 @@
+"""The model's low-memory paths: `no_quantize_big_model`, `no_low_vram`,
+`text_encoder_not_unloaded_or_cached`."""
+
+from __future__ import annotations
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
+from diagnosis.rules.base import RuleSpec, checks_config, ev, family, limits, load_oom, path, step_oom, vram
+
+# A text encoder this big (bf16 GiB) kept unquantized on a 24 GB card crowds out the transformer.
+_TE_BIG_GIB = 8.0
+_TE_BIG_VRAM = 24.0
+
+
+def _big(f: Facts) -> bool:
+    return (f.params_b or 0) >= limits().big_model_b
+
+
+def check_quantize(f: Facts) -> Finding | None:
+    if not checks_config(f) or f.quantize or not _big(f):
+        return None
+    fam = family(f)
+    if not (vram(f) <= fam.quantize_up_to or load_oom(f)):
+        return None
+    return NO_QUANTIZE.finding(
+        evidence=ev(f, "quantize", "arch", "oom"),
+        params={"family_label": f.family_label, "params_b": f.params_b, "qtype": fam.qtype},
+        edits=[ConfigEdit(path(f, "quantize", ("model", "quantize")), True)],
+        severity=Severity.ERROR if load_oom(f) or step_oom(f) else Severity.WARNING,
+    )
+
+
+def check_low_vram(f: Facts) -> Finding | None:
+    if not checks_config(f) or f.low_vram or f.family_info is None:
+        return None
+    fam = family(f)
+    if not fam.low_vram:
+        return None
+    if not (vram(f) <= fam.low_vram_up_to or (load_oom(f) and _big(f))):
+        return None
+    return NO_LOW_VRAM.finding(
+        evidence=ev(f, "low_vram", "arch", "oom"),
+        params={"family_label": f.family_label},
+        edits=[ConfigEdit(path(f, "low_vram", ("model", "low_vram")), True)],
+        severity=Severity.ERROR if load_oom(f) else Severity.WARNING,
+    )
+
+
+def _te_edits(f: Facts) -> tuple[list[ConfigEdit], bool]:
+    """Cache the embeddings; caching needs caption dropout 0, so dropout goes to 0 where it is set."""
+    edits = [ConfigEdit(path(f, "cache_text_embeddings", ("train", "cache_text_embeddings")), True)]
+    changes_results = False
+    for ds in f.datasets:
+        if ds.caption_dropout > 0:
+            edits.append(ConfigEdit(("datasets", ds.index, "caption_dropout_rate"), 0.0))
+            changes_results = True
+    return edits, changes_results
+
+
+def check_text_encoder(f: Facts) -> Finding | None:
+    fam = family(f)
+    te = fam.text_encoder
+    can_unload = fam.unload_te
+    if f.says_te_not_released:
+        # The user sees the encoder stay in VRAM: advice, whatever the config claims.
+        return TEXT_ENCODER.finding(
+            evidence=ev(f, "user_te", "cache_text_embeddings", "unload_text_encoder"),
+            params={"te_name": te.name if te else None, "can_unload": can_unload},
+            applicability=Applicability.ADVICE,
+        )
+    if not checks_config(f) or te is None:
+        return None
+    if f.unload_text_encoder or f.cache_text_embeddings or f.train_text_encoder:
+        return None
+    needed = vram(f) <= fam.te_offload_up_to
+    unquantized_big = not f.quantize_te and te.gib >= _TE_BIG_GIB and vram(f) <= _TE_BIG_VRAM
+    if not (needed or unquantized_big):
+        return None
+    edits, changes = _te_edits(f)
+    return TEXT_ENCODER.finding(
+        evidence=ev(f, "cache_text_embeddings", "unload_text_encoder", "quantize_te", "arch"),
+        params={"te_name": te.name, "can_unload": can_unload},
+        edits=edits,
+        applicability=Applicability.CHANGES_RESULTS if changes else Applicability.MEMORY_ONLY,
+    )
+
+
+NO_QUANTIZE = RuleSpec(
+    id="no_quantize_big_model",
+    severity=Severity.WARNING,
+    applicability=Applicability.CHANGES_RESULTS,
+    reads=("quantize", "params_b", "family", "vram_gib", "phase"),
+    rank=42,
+    check=check_quantize,
+)
+
+NO_LOW_VRAM = RuleSpec(
+    id="no_low_vram",
+    severity=Severity.WARNING,
+    applicability=Applicability.MEMORY_ONLY,
+    reads=("low_vram", "family", "params_b", "vram_gib", "phase"),
+    rank=40,
+    check=check_low_vram,
+)
+
+TEXT_ENCODER = RuleSpec(
+    id="text_encoder_not_unloaded_or_cached",
+    severity=Severity.WARNING,
+    applicability=Applicability.MEMORY_ONLY,
+    reads=(
+        "unload_text_encoder",
+        "cache_text_embeddings",
+        "train_text_encoder",
+        "quantize_te",
+        "family",
+        "vram_gib",
+        "caption_dropout_max",
+        "says_te_not_released",
+    ),
+    rank=44,
+    check=check_text_encoder,
+)

@@ -1,0 +1,127 @@
+"""`preview_heavy`: sample generation (baseline or periodic) is a memory spike of its own."""
+
+from __future__ import annotations
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
+from diagnosis.rules.base import SAMPLING_PHASES, RuleSpec, checks_config, ev, family, limits, path, vram
+
+_MULTIPLE = 64  # sample sizes are rounded to the model's divisibility; 64 suits every family
+
+
+def _shrink(width: int, height: int, side: int) -> tuple[int, int]:
+    """Scale so the longer side is `side`, keeping the aspect ratio."""
+    scale = side / max(width, height)
+    return (
+        max(_MULTIPLE, int(width * scale) // _MULTIPLE * _MULTIPLE),
+        max(_MULTIPLE, int(height * scale) // _MULTIPLE * _MULTIPLE),
+    )
+
+
+def _size_edits(f: Facts, side: int) -> tuple[list[ConfigEdit], int | None, int | None]:
+    edits: list[ConfigEdit] = []
+    new_w = new_h = None
+    w, h = f.sample_width or 512, f.sample_height or 512
+    if max(w, h) > side:
+        new_w, new_h = _shrink(w, h, side)
+        if new_w != w:
+            edits.append(ConfigEdit(path(f, "sample_width", ("sample", "width")), new_w))
+        if new_h != h:
+            edits.append(ConfigEdit(path(f, "sample_height", ("sample", "height")), new_h))
+    for index, iw, ih in f.sample_items:
+        iw2, ih2 = iw or w, ih or h
+        if max(iw2, ih2) <= side:
+            continue
+        sw, sh = _shrink(iw2, ih2, side)
+        if iw is not None:
+            edits.append(ConfigEdit(("sample", "samples", index, "width"), sw))
+        if ih is not None:
+            edits.append(ConfigEdit(("sample", "samples", index, "height"), sh))
+    return edits, new_w, new_h
+
+
+def check(f: Facts) -> Finding | None:
+    t = limits()
+    ok_side = t.preview_ok_for(vram(f))
+    sampling_trouble = f.phase in SAMPLING_PHASES
+    has_preview = checks_config(f) and f.sample_width is not None and not f.disable_sampling
+    if not has_preview and not sampling_trouble:
+        return None
+    sides = [max(f.sample_width or 0, f.sample_height or 0)]
+    sides += [max(w or f.sample_width or 0, h or f.sample_height or 0) for _, w, h in f.sample_items]
+    over_size = has_preview and max(sides) > ok_side
+    many_steps = has_preview and (f.sample_steps or 0) > t.preview_steps_max
+    frames_ok = t.preview_frames_ok_for(vram(f))
+    heavy_frames = has_preview and family(f).is_video and f.sample_frames > frames_ok
+    often = has_preview and (
+        f.sample_prompts >= t.preview_prompts_many and 0 < (f.sample_every or 0) <= t.preview_every_often
+    )
+    if not (over_size or many_steps or heavy_frames or often or sampling_trouble):
+        return None
+
+    edits: list[ConfigEdit] = []
+    new_w = new_h = new_steps = new_frames = None
+    if has_preview:
+        if over_size:
+            size_edits, new_w, new_h = _size_edits(f, ok_side)
+            edits += size_edits
+        if many_steps:
+            new_steps = t.preview_new_steps
+            edits.append(ConfigEdit(path(f, "sample_steps", ("sample", "sample_steps")), new_steps))
+        if heavy_frames:
+            new_frames = frames_ok
+            edits.append(ConfigEdit(path(f, "sample_frames", ("sample", "num_frames")), new_frames))
+        if sampling_trouble and not edits:
+            # The preview is within the usual size and still ran out: shrink it once more, or switch
+            # sampling off to test that training itself fits.
+            size_edits, new_w, new_h = _size_edits(f, t.preview_oom_side)
+            edits += size_edits or [
+                ConfigEdit(path(f, "disable_sampling", ("train", "disable_sampling")), True)
+            ]
+        if often and not edits:
+            edits.append(ConfigEdit(path(f, "sample_every", ("sample", "sample_every")), t.preview_new_every))
+
+    severity = (
+        Severity.ERROR
+        if sampling_trouble
+        else (Severity.INFO if often and not (over_size or many_steps or heavy_frames) else Severity.WARNING)
+    )
+    return SPEC.finding(
+        evidence=ev(f, "phase", "sample_width", "sample_height", "sample_steps", "sample_frames")
+        if sampling_trouble
+        else ev(f, "sample_width", "sample_height", "sample_steps", "sample_frames", "sample_every"),
+        params={
+            "width": f.sample_width,
+            "height": f.sample_height,
+            "steps": f.sample_steps,
+            "prompts": f.sample_prompts,
+            "every": f.sample_every,
+            "frames": f.sample_frames,
+            "new_width": new_w,
+            "new_height": new_h,
+            "new_steps": new_steps,
+            "new_frames": new_frames,
+        },
+        edits=edits,
+        severity=severity,
+    )
+
+
+SPEC = RuleSpec(
+    id="preview_heavy",
+    severity=Severity.WARNING,
+    applicability=Applicability.MEMORY_ONLY,
+    reads=(
+        "sample_width",
+        "sample_height",
+        "sample_steps",
+        "sample_prompts",
+        "sample_every",
+        "sample_frames",
+        "disable_sampling",
+        "phase",
+        "vram_gib",
+    ),
+    rank=30,
+    check=check,
+)

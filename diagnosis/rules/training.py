@@ -1,0 +1,157 @@
+"""Training settings that cost memory: frames, dtype, latents, the text encoder, optimizer, rank."""
+
+from __future__ import annotations
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
+from diagnosis.rules.base import (
+    RuleSpec,
+    checks_config,
+    ev,
+    family,
+    limits,
+    path,
+    step_oom,
+    vram,
+    whole_config,
+)
+
+_FULL_PRECISION_OPTIMIZERS = frozenset({"adamw", "adam"})
+
+
+def _wan_frames(limit: int) -> int:
+    """Video models take 4k+1 frames."""
+    return max(1, (limit - 1) // 4 * 4 + 1)
+
+
+def check_video_frames(f: Facts) -> Finding | None:
+    if not checks_config(f) or not family(f).is_video or f.num_frames <= 1:
+        return None
+    largest = f.max_bucket or 512
+    budget = family(f).frames_ok_for(vram(f)) * (512 * 512) / (largest * largest)
+    limit = _wan_frames(int(budget))
+    over = [ds for ds in f.datasets if ds.num_frames > limit]
+    if not over:
+        return None
+    return VIDEO.finding(
+        evidence=[f.evidence.get(f"datasets[{ds.index}].num_frames") for ds in over],
+        params={"frames": f.num_frames, "new_frames": limit},
+        edits=[ConfigEdit(("datasets", ds.index, "num_frames"), limit) for ds in over],
+        severity=Severity.ERROR if step_oom(f) else Severity.WARNING,
+    )
+
+
+def check_dtype(f: Facts) -> Finding | None:
+    if not whole_config(f) or f.dtype != "fp32" or (f.params_b or 0) < limits().dtype_model_b:
+        return None
+    return DTYPE.finding(
+        evidence=ev(f, "dtype", "section_train"),
+        params={"dtype": f.dtype if f.dtype_explicit else None},
+        edits=[ConfigEdit(path(f, "dtype", ("train", "dtype")), "bf16")],
+    )
+
+
+def check_latents(f: Facts) -> Finding | None:
+    if not whole_config(f) or not f.datasets or f.latents_cached:
+        return None
+    missing = [ds for ds in f.datasets if not ds.latents_cached]
+    return LATENTS.finding(
+        evidence=[f.evidence.get(f"datasets[{ds.index}]") for ds in missing],
+        edits=[ConfigEdit(("datasets", ds.index, "cache_latents_to_disk"), True) for ds in missing],
+    )
+
+
+def check_train_te(f: Facts) -> Finding | None:
+    if not checks_config(f) or not f.train_text_encoder or (f.params_b or 0) < limits().train_te_model_b:
+        return None
+    return TRAIN_TE.finding(
+        evidence=ev(f, "train_text_encoder"),
+        edits=[ConfigEdit(path(f, "train_text_encoder", ("train", "train_text_encoder")), False)],
+    )
+
+
+def check_optimizer(f: Facts) -> Finding | None:
+    if not whole_config(f) or f.optimizer not in _FULL_PRECISION_OPTIMIZERS:
+        return None
+    big_lora = (f.network_rank or 0) >= limits().optimizer_lora_rank and (
+        f.params_b or 0
+    ) >= limits().big_model_b
+    if not (f.full_finetune or big_lora):
+        return None
+    return OPTIMIZER.finding(
+        evidence=ev(f, "optimizer", "section_train"),
+        params={"optimizer": f.optimizer},
+        edits=[ConfigEdit(path(f, "optimizer", ("train", "optimizer")), "adamw8bit")],
+    )
+
+
+def check_rank(f: Facts) -> Finding | None:
+    t = limits()
+    rank = f.network_rank
+    if not checks_config(f) or rank is None or rank < t.high_rank or f.full_finetune:
+        return None
+    if f.network_type == "lokr" or vram(f) > t.high_rank_vram_up_to:
+        return None
+    new_rank = t.high_rank_new
+    edits = [ConfigEdit(path(f, "network_rank", ("network", "linear")), new_rank)]
+    if f.network_alpha is not None and "network_alpha" in f.paths:
+        # Keep alpha / rank, the LoRA's scale, as it was.
+        alpha = f.network_alpha * new_rank / rank
+        edits.append(
+            ConfigEdit(f.paths["network_alpha"], int(alpha) if alpha.is_integer() else round(alpha, 4))
+        )
+    return RANK.finding(
+        evidence=ev(f, "network_rank", "network_alpha"),
+        params={"rank": rank, "new_rank": new_rank},
+        edits=edits,
+    )
+
+
+VIDEO = RuleSpec(
+    id="video_frames_heavy",
+    severity=Severity.WARNING,
+    applicability=Applicability.CHANGES_RESULTS,
+    reads=("num_frames", "max_bucket", "family", "vram_gib"),
+    rank=28,
+    check=check_video_frames,
+)
+DTYPE = RuleSpec(
+    id="dtype_fp32",
+    severity=Severity.WARNING,
+    applicability=Applicability.MEMORY_ONLY,
+    reads=("dtype", "dtype_explicit", "params_b"),
+    rank=38,
+    check=check_dtype,
+)
+LATENTS = RuleSpec(
+    id="latents_not_cached",
+    severity=Severity.INFO,
+    applicability=Applicability.MEMORY_ONLY,
+    reads=("datasets", "latents_cached"),
+    rank=60,
+    check=check_latents,
+)
+TRAIN_TE = RuleSpec(
+    id="train_text_encoder_on",
+    severity=Severity.WARNING,
+    applicability=Applicability.CHANGES_RESULTS,
+    reads=("train_text_encoder", "params_b"),
+    rank=48,
+    check=check_train_te,
+)
+OPTIMIZER = RuleSpec(
+    id="optimizer_full_precision_states",
+    severity=Severity.WARNING,
+    applicability=Applicability.CHANGES_RESULTS,
+    reads=("optimizer", "full_finetune", "network_rank", "params_b"),
+    rank=52,
+    check=check_optimizer,
+)
+RANK = RuleSpec(
+    id="high_rank",
+    severity=Severity.WARNING,
+    applicability=Applicability.CHANGES_RESULTS,
+    reads=("network_rank", "network_alpha", "network_type", "vram_gib"),
+    rank=50,
+    check=check_rank,
+)
