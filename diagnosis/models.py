@@ -231,6 +231,8 @@ class LogFacts:
     echoed_config: Piece | None = None  # the process JSON the trainer printed near the top
     cut_before_error: bool = False  # a traceback that stops before its final error line
     has_traceback: bool = False
+    events_dropped: int = 0  # OOM events beyond limits.max_events (the latest one is always kept)
+    limits_hit: list[str] = field(default_factory=list)  # "max_events", "max_line_chars", …
 
 
 # --------------------------------------------------------------------------------------------------
