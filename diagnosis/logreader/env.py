@@ -1,0 +1,101 @@
+"""The machine around the run: operating system, PyTorch and trainer versions, the GPU and its size."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from diagnosis.logreader.gpus import vram_of_gpu_name
+
+_WINDOWS_PATH = re.compile(r"(?<![\w/])[A-Za-z]:[\\/]{1,2}[\w.$~-]")
+_TORCH_VERSION = re.compile(
+    r"(?i)(?<![\w-])(?:py)?torch(?:\s{1,3}version)?\s{0,3}(?:==|=|:|\s)\s{0,3}v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\.dev\d{1,12})?(?:\+\w{1,20}(?:\.\w{1,20}){0,3})?)"
+)
+_TRAINER_VERSION = re.compile(
+    r"(?i)ai[- _]?toolkit\s{0,3}(?:ui\s{0,3})?(?:version\s{0,3}:?|v(?=\d)|:)"
+    r"\s{0,3}v?(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)"
+)
+# nvidia-smi: a row "|   0  NVIDIA GeForce RTX 4090        On  |",
+# then one with the memory "| 30%   45C  P2  120W / 450W |  23000MiB /  24564MiB |".
+_SMI_GPU_ROW = re.compile(r"^\|\s{1,6}(\d{1,2})\s{1,6}(\S[^|]{2,80})\|")
+_SMI_MEMORY = re.compile(r"\|\s{0,30}(\d{1,7})MiB\s{0,4}/\s{0,4}(\d{1,7})MiB\s{0,30}\|")
+_GPU_WORDS = ("NVIDIA", "GeForce", "RTX", "GTX", "Tesla", "Quadro", "Radeon")
+
+
+@dataclass
+class GpuSeen:
+    index: int | None
+    name: str
+    gb: float
+    total_bytes: int | None = None
+
+
+@dataclass
+class Environment:
+    """Collects clues line by line; the reader asks for the verdicts at the end."""
+
+    os_votes: Counter[str] = field(default_factory=Counter)
+    torch_version: str | None = None
+    trainer_version: str | None = None
+    gpus: list[GpuSeen] = field(default_factory=list)
+    _smi_row: GpuSeen | None = None
+
+    def feed(self, line: str) -> None:
+        if (":\\" in line or ":/" in line) and _WINDOWS_PATH.search(line):
+            self.os_votes["windows"] += 1
+        if (
+            "/home/" in line
+            or "/root/" in line
+            or "/workspace/" in line
+            or "/usr/" in line
+            or "/mnt/" in line
+        ):
+            self.os_votes["linux"] += 1
+        elif "/Users/" in line or "MPS backend" in line:
+            self.os_votes["macos"] += 1
+        if "WinError" in line or "os error 1455" in line or "WDDM" in line:
+            self.os_votes["windows"] += 1
+        if "Out of memory: Killed process" in line or "oom-killer" in line:
+            self.os_votes["linux"] += 1
+        if self.torch_version is None and "torch" in line:
+            version = _TORCH_VERSION.search(line)
+            if version is not None:
+                self.torch_version = version.group(1)
+        if self.trainer_version is None and ("toolkit" in line or "Toolkit" in line):
+            trainer = _TRAINER_VERSION.search(line)
+            if trainer is not None:
+                self.trainer_version = trainer.group(1)
+        self._feed_gpu(line)
+
+    def _feed_gpu(self, line: str) -> None:
+        if self._smi_row is not None and "MiB" in line:
+            memory = _SMI_MEMORY.search(line)
+            if memory is not None:
+                self._smi_row.total_bytes = int(memory.group(2)) * 1024 * 1024
+            self._smi_row = None
+        if not any(word in line for word in _GPU_WORDS):
+            return
+        found = vram_of_gpu_name(line[:400])
+        if found is None:
+            return
+        row = _SMI_GPU_ROW.match(line)
+        seen = GpuSeen(int(row.group(1)) if row else None, found[0], found[1])
+        self.gpus.append(seen)
+        if row is not None:
+            self._smi_row = seen
+
+    def os(self) -> str | None:
+        if not self.os_votes:
+            return None
+        return self.os_votes.most_common(1)[0][0]
+
+    def gpu(self, device_index: int | None) -> GpuSeen | None:
+        """The GPU the run used when the log lists several (by device index), else the first named."""
+        if not self.gpus:
+            return None
+        if device_index is not None:
+            for seen in self.gpus:
+                if seen.index == device_index:
+                    return seen
+        return self.gpus[0]

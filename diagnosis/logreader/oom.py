@@ -1,0 +1,279 @@
+"""One log line → an out-of-memory event (kind and numbers), for every format in oom-message-formats.md.
+
+Each pattern starts with a literal phrase from the message template and uses only bounded repetitions,
+so a line is matched in linear time. A line is first screened with plain substring tests; the patterns
+run only on lines that can hold an OOM.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from diagnosis.logreader.units import SIZE, to_bytes
+from diagnosis.models import OomEvent, OomKind, OtherProcess
+
+_S = SIZE  # two groups: number, unit
+
+# Caching allocator, every era (CUDA, HIP and XPU share the template).
+_TRIED = re.compile(r"Tried to allocate " + _S)
+# "GPU 0 has a total capacity of", the 2.1 typo "capacty", and the blank index "GPU  has" (a NUL byte).
+_NEW_TOTAL = re.compile(r"GPU ?(\d{0,3}) ?has a total capac?i?ty of " + _S + r" of which " + _S + r" is free")
+_OLD_DEVICE = re.compile(r"\(GPU (\d{1,3});")
+_OLD_TOTAL = re.compile(_S + r" total capacity;")
+_OLD_ALLOCATED = re.compile(_S + r" already allocated;")
+_OLD_FREE = re.compile(_S + r" free;")
+_OLD_RESERVED = re.compile(_S + r" (?:reserved in total by PyTorch|cached)\)")
+_OTHER_PROCESS = re.compile(r"Process (\d{1,10}) has " + _S + r" memory in use")
+_THIS_PROCESS = re.compile(r"this process has " + _S + r" memory in use")
+_ALLOCATED = re.compile(r"Of the allocated memory " + _S + r" is allocated by PyTorch")
+_RESERVED_UNALLOCATED = re.compile(_S + r" is reserved by PyTorch but unallocated")
+
+# cudaMallocAsync: a headline, then one "label : size" per line.
+_ASYNC_HEAD = re.compile(r"Allocation on device (\d{1,3}) would exceed allowed memory")
+_ASYNC_FIELD = re.compile(
+    r"^\s{0,8}(Currently allocated|Requested|Device limit|Free \(according to CUDA\)|)"
+    r"\s{0,30}:\s{0,4}" + _S
+)
+
+_MPS = re.compile(
+    r"MPS backend out of memory \((?:MPS allocated|currently allocated): "
+    + _S
+    + r"(?:, other allocations: "
+    + _S
+    + r")?(?:, max allowed: "
+    + _S
+    + r")?\)"
+)
+_CPU_ALLOCATOR = re.compile(r"DefaultCPUAllocator: [^:]{0,40}: you tried to allocate (\d{1,20}) bytes")
+_KERNEL_KILL = re.compile(r"Out of memory: Killed process (\d{1,10})")
+_ANON_RSS = re.compile(r"anon-rss:(\d{1,20})kB")
+_SHELL_KILLED = re.compile(r"(?:^|\s)\d{1,10}\s+Killed\s")
+_EXIT_137 = re.compile(r"(?:exit(?:ed with)? (?:code|status)|returncode|return code =)\s{0,2}(?:137|-9)\b")
+
+# An exception class opening a line: "torch.OutOfMemoryError: ", "RuntimeError: ".
+_EXCEPTION_PREFIX = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception): ?")
+_MEMORY_ERROR = re.compile(r"^\s{0,8}(?:builtins\.)?MemoryError\s*(?::|$)")
+
+# The screen: a line without any of these cannot be an OOM line.
+_SCREEN = (
+    "emory",
+    "Kill",
+    "KILL",
+    "OOM",
+    "STATUS_",
+    "1455",
+    "paging file",
+    "Bus error",
+    "exited unexpectedly",
+    "terminated with",
+    "137",
+    "-9",
+    "shared memory",
+    "unable to write to file",
+)
+
+_BNB = re.compile(r"Error out of memory at line \d{1,9} in file ")
+_ALLOCATORS = (("CUDA", OomKind.CUDA_ALLOC), ("HIP", OomKind.HIP), ("XPU", OomKind.XPU))
+_ERROR_RUNNING_JOB = "Error running job: "
+
+CAUGHT_BANNER = "OOM during training step, skipping batch"
+ABORT_AFTER_CAUGHT = "OOM during training step 3 times in a row"
+
+
+@dataclass
+class ParsedOom:
+    kind: OomKind
+    tried_bytes: int | None = None
+    total_bytes: int | None = None
+    free_bytes: int | None = None
+    process_bytes: int | None = None
+    allocated_bytes: int | None = None
+    reserved_unallocated_bytes: int | None = None
+    non_pytorch_bytes: int | None = None
+    device_index: int | None = None
+    other_processes: list[OtherProcess] = field(default_factory=list)
+
+
+def _size(match: re.Match[str] | None, first: int = 1) -> int | None:
+    if match is None or match.group(first) is None:
+        return None
+    return to_bytes(match.group(first), match.group(first + 1))
+
+
+def could_be_oom(line: str) -> bool:
+    return any(word in line for word in _SCREEN)
+
+
+def _caching_allocator(line: str, kind: OomKind) -> ParsedOom:
+    event = ParsedOom(kind, tried_bytes=_size(_TRIED.search(line)))
+    new = _NEW_TOTAL.search(line)
+    if new is not None:
+        event.device_index = int(new.group(1)) if new.group(1) else None
+        event.total_bytes = _size(new, 2)
+        event.free_bytes = _size(new, 4)
+        for other in _OTHER_PROCESS.finditer(line):
+            event.other_processes.append(OtherProcess(int(other.group(1)), _size(other, 2) or 0))
+        event.process_bytes = _size(_THIS_PROCESS.search(line))
+        event.allocated_bytes = _size(_ALLOCATED.search(line))
+        event.reserved_unallocated_bytes = _size(_RESERVED_UNALLOCATED.search(line))
+    else:
+        device = _OLD_DEVICE.search(line)
+        event.device_index = int(device.group(1)) if device else None
+        event.total_bytes = _size(_OLD_TOTAL.search(line))
+        event.allocated_bytes = _size(_OLD_ALLOCATED.search(line))
+        event.free_bytes = _size(_OLD_FREE.search(line))
+        reserved = _size(_OLD_RESERVED.search(line))
+        # Old messages give the total reserved; the modern field is the reserved part not allocated.
+        if reserved is not None and event.allocated_bytes is not None and reserved >= event.allocated_bytes:
+            event.reserved_unallocated_bytes = reserved - event.allocated_bytes
+    # "this process has" counts everything the process holds: what PyTorch reserved plus the CUDA
+    # context and libraries; the difference is the non-PyTorch part.
+    if (
+        event.process_bytes is not None
+        and event.allocated_bytes is not None
+        and event.reserved_unallocated_bytes is not None
+    ):
+        rest = event.process_bytes - event.allocated_bytes - event.reserved_unallocated_bytes
+        event.non_pytorch_bytes = rest if rest >= 0 else None
+    return event
+
+
+def _host_killed(line: str) -> ParsedOom | None:
+    stripped = line.strip()
+    kernel = _KERNEL_KILL.search(line)
+    if kernel is not None:
+        rss = _ANON_RSS.search(line)
+        return ParsedOom(OomKind.HOST_KILLED, process_bytes=int(rss.group(1)) * 1024 if rss else None)
+    if (
+        stripped == "Killed"
+        or "invoked oom-killer" in line
+        or "Job process exited unexpectedly" in line
+        or ("Job process terminated with signal SIGKILL" in line)
+        or "Signals.SIGKILL" in line
+        or _SHELL_KILLED.search(line) is not None
+        or _EXIT_137.search(line) is not None
+    ):
+        return ParsedOom(OomKind.HOST_KILLED)
+    return None
+
+
+def message_head(line: str) -> str:
+    """The message a line carries once quoting, `Error running job: ` and an exception class are removed."""
+    text = line.strip().lstrip("`'\"> ")
+    if text.startswith(_ERROR_RUNNING_JOB):
+        text = text[len(_ERROR_RUNNING_JOB) :]
+    exception = _EXCEPTION_PREFIX.match(text)
+    return text[exception.end() :] if exception else text
+
+
+def _allocator_kind(line: str, head: str) -> OomKind | None:
+    """CUDA/HIP/XPU caching allocator: its full phrase anywhere, or its short phrase opening the message."""
+    for device, kind in _ALLOCATORS:
+        phrase = device + " out of memory"
+        if phrase + ". Tried to allocate" in line or head.startswith(phrase):
+            return kind
+    return None
+
+
+def parse_oom(line: str) -> ParsedOom | None:
+    """The OOM event a line reports, or None. `line` is one logical log line (ANSI already stripped).
+
+    Sentences that merely name an error ("it crashed with CUDA error: out of memory") are not events:
+    short messages count only when they open the line, long ones only with their distinctive wording.
+    """
+    if not could_be_oom(line):
+        return None
+    head = message_head(line)
+    if "out of memory" in line:
+        kind = _allocator_kind(line, head)
+        if kind is not None:
+            return _caching_allocator(line, kind)
+        if "MPS backend out of memory (" in line or head.startswith("MPS backend out of memory"):
+            return _mps(line)
+        if head.startswith("HIP error: out of memory"):
+            return ParsedOom(OomKind.HIP)
+        if head.startswith("CUDA error: out of memory"):
+            return ParsedOom(OomKind.CUDA_ERROR)
+        if _BNB.search(line):
+            return ParsedOom(OomKind.BITSANDBYTES)
+        if "out of shared memory" in line and "DataLoader worker" in line:
+            return ParsedOom(OomKind.SHM)
+    if "Allocation on device" in line and "would exceed allowed memory" in line:
+        return _async_head(line)
+    if "CUBLAS_STATUS_ALLOC_FAILED" in line:
+        return ParsedOom(OomKind.CUBLAS)
+    if "CUDNN_STATUS_ALLOC_FAILED" in line or "CUDNN_STATUS_NOT_SUPPORTED" in line:
+        return ParsedOom(OomKind.CUDNN)
+    if "DefaultCPUAllocator: " in line:
+        cpu = _CPU_ALLOCATOR.search(line)
+        return ParsedOom(OomKind.HOST_ALLOC, tried_bytes=int(cpu.group(1)) if cpu else None)
+    if (
+        "paging file is too small for this operation" in line
+        or "os error 1455" in line
+        or "WinError 1455" in line
+    ):
+        return ParsedOom(OomKind.WINDOWS_PAGEFILE)
+    if (
+        "is killed by signal: Bus error" in line
+        or head.startswith("Bus error")
+        or "unable to write to file </torch_" in line
+    ):
+        return ParsedOom(OomKind.SHM)
+    if _MEMORY_ERROR.match(line):
+        return ParsedOom(OomKind.MEMORY_ERROR)
+    killed = _host_killed(line)
+    if killed is not None:
+        return killed
+    if ABORT_AFTER_CAUGHT in line:
+        # AI Toolkit catches only the caching allocator's OutOfMemoryError in a step.
+        return ParsedOom(OomKind.CUDA_ALLOC)
+    if _is_unrecognised_oom_headline(line):
+        return ParsedOom(OomKind.UNKNOWN)
+    return None
+
+
+def _is_unrecognised_oom_headline(line: str) -> bool:
+    """An exception line about memory in no known wording ("RuntimeError: … out of memory")."""
+    text = line.strip()
+    if text.startswith(_ERROR_RUNNING_JOB):
+        text = text[len(_ERROR_RUNNING_JOB) :]
+    if not _EXCEPTION_PREFIX.match(text):
+        return False
+    lowered = text.lower()
+    return "outofmemory" in lowered or "out of memory" in lowered or "oom when allocating" in lowered
+
+
+def _mps(line: str) -> ParsedOom:
+    match = _MPS.search(line)
+    event = ParsedOom(OomKind.MPS, tried_bytes=_size(_TRIED.search(line)))
+    if match is not None:
+        event.allocated_bytes = _size(match, 1)
+        event.non_pytorch_bytes = _size(match, 3)  # "other allocations": Metal buffers PyTorch does not own
+        event.total_bytes = _size(match, 5)  # "max allowed": the watermark, the ceiling that was hit
+    return event
+
+
+def _async_head(line: str) -> ParsedOom:
+    head = _ASYNC_HEAD.search(line)
+    return ParsedOom(OomKind.CUDA_ASYNC_ALLOC, device_index=int(head.group(1)) if head else None)
+
+
+def continue_async(event: OomEvent | ParsedOom, line: str) -> bool:
+    """Fill a cudaMallocAsync event from one of its "label : size" lines; False when `line` is not one."""
+    if line.lstrip().startswith("PyTorch limit") and ":" not in line:
+        return True  # the label of a value printed on the next line
+    match = _ASYNC_FIELD.match(line)
+    if match is None:
+        return False
+    label = match.group(1)
+    value = _size(match, 2)
+    if label == "Currently allocated":
+        event.allocated_bytes = value
+    elif label == "Requested":
+        event.tried_bytes = value
+    elif label == "Device limit":
+        event.total_bytes = value
+    elif label.startswith("Free"):
+        event.free_bytes = value
+    return True

@@ -1,0 +1,427 @@
+"""One pass over a log piece → LogFacts.
+
+The pass records what happened in order — phase markers, progress bars, OOM events, tracebacks,
+other errors — and the verdicts (which event was fatal, in which phase, at which step) are drawn at the
+end from that record, anchored at the fatal error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+
+from diagnosis.limits import Limits
+from diagnosis.logreader import errors, oom
+from diagnosis.logreader.echo import echoed_config
+from diagnosis.logreader.env import Environment
+from diagnosis.logreader.lines import segments
+from diagnosis.logreader.phase import Frame, Mark, marker_of, parse_frame, phase_of_frames
+from diagnosis.logreader.progress import BarKind, bar_counts, classify_bar
+from diagnosis.models import LogFacts, LogLine, NonOomError, OomEvent, OomKind, Phase, Piece
+
+# Evidence lines are quoted back to the user; a few hundred characters identify any line.
+_QUOTE_CHARS = 1000
+# A non-OOM error's kind is read from its headline and the lines right after it.
+_ERROR_BLOCK_LINES = 6
+# With nothing but an allocator message to go on, this little memory in PyTorch's hands means the
+# model had not arrived on the card yet.
+_LOAD_ALLOCATED_BYTES = 1024**3
+_DEVICE = re.compile(r"\s{0,8}cuda:(\d{1,3})\s{0,8}")
+_RUNNING_JOB = "# Running job: "
+_ERROR_RUNNING_JOB = "Error running job: "
+
+_BAR_MARKS: dict[BarKind, Mark] = {
+    BarKind.TRAINING: Mark.TRAINING,
+    BarKind.SAMPLING: Mark.SAMPLE,
+    BarKind.LATENT_CACHING: Mark.LATENT_CACHING,
+    BarKind.TEXT_EMBEDDING_CACHING: Mark.TEXT_EMBEDDING_CACHING,
+    BarKind.MODEL_LOAD: Mark.MODEL_LOAD,
+    BarKind.QUANTIZE: Mark.QUANTIZE,
+    BarKind.DATALOADER: Mark.DATALOADER,
+}
+_MARK_PHASES: dict[Mark, Phase] = {
+    Mark.MODEL_LOAD: Phase.MODEL_LOAD,
+    Mark.QUANTIZE: Phase.QUANTIZE,
+    Mark.LATENT_CACHING: Phase.LATENT_CACHING,
+    Mark.TEXT_EMBEDDING_CACHING: Phase.TEXT_EMBEDDING_CACHING,
+    Mark.DATALOADER: Phase.DATALOADER,
+    Mark.FIRST_SAMPLE: Phase.FIRST_SAMPLE,
+    Mark.TRAINING: Phase.TRAINING_STEP,
+    Mark.SAVE: Phase.SAVE,
+}
+_NUMBERS = ("tried_bytes", "total_bytes", "free_bytes", "process_bytes", "allocated_bytes", "device_index")
+
+
+@dataclass
+class _Marker:
+    seq: int
+    mark: Mark
+    where: LogLine
+    after_training: bool  # a training bar had been drawn before this marker
+
+
+@dataclass
+class _Traceback:
+    start_seq: int
+    end_seq: int
+    frames: list[Frame] = field(default_factory=list)
+    final: str | None = None  # the exception line; None when the traceback was cut before it
+
+
+@dataclass
+class _PendingError:
+    seq: int
+    headline: str
+    where: LogLine
+    block: list[str]
+
+
+def _quote(line: int, text: str) -> LogLine:
+    return LogLine(line, text.strip()[:_QUOTE_CHARS])
+
+
+def _same_event(old: OomEvent, new: OomEvent) -> bool:
+    """The same failure printed again (`Error running job:` and the traceback's last line)."""
+    if old.kind is not new.kind or old.caught:
+        return False
+    for name in _NUMBERS:
+        a, b = getattr(old, name), getattr(new, name)
+        if a is not None and b is not None and a != b:
+            return False
+    return True
+
+
+def _merge(old: OomEvent, new: OomEvent) -> None:
+    """Fill what one printing of a message lacks (a cut line) from the other."""
+    for f in fields(OomEvent):
+        if f.name in {"kind", "where", "caught"}:
+            continue
+        if getattr(old, f.name) in (None, []) and getattr(new, f.name) not in (None, []):
+            setattr(old, f.name, getattr(new, f.name))
+
+
+class _Reader:
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.markers: list[_Marker] = []
+        self.run_open = False  # the last marker may absorb the next one of the same kind
+        self.training_seen = False
+        self.job_name: str | None = None
+        self.events: list[OomEvent] = []
+        self.event_seqs: list[int] = []
+        self.dropped = 0
+        self.quiet_since_event = False  # nothing but traceback and banner lines since the last event
+        self.pending_async: OomEvent | None = None
+        self.tracebacks: list[_Traceback] = []
+        self.open_tb: _Traceback | None = None
+        self.pending_error: _PendingError | None = None
+        self.error: NonOomError | None = None
+        self.error_seq = -1
+        self.env = Environment()
+        self.cut_lines = False
+        self.seq = 0
+
+    # ---------------------------------------------------------------------------------------------
+    # Recording
+
+    def add_marker(self, mark: Mark, line: int, text: str) -> None:
+        self.quiet_since_event = False
+        last = self.markers[-1] if self.markers else None
+        if self.run_open and last is not None and last.mark is mark:
+            last.seq = self.seq
+            last.where = _quote(line, text)
+            return
+        self.markers.append(_Marker(self.seq, mark, _quote(line, text), self.training_seen))
+        self.run_open = True
+
+    def add_event(self, event: OomEvent) -> None:
+        if self.events and self.quiet_since_event and _same_event(self.events[-1], event):
+            _merge(self.events[-1], event)
+            return
+        if len(self.events) >= self.limits.max_events:
+            # Keep the first ones and always the latest: the latest is the one that ends the run.
+            self.dropped += 1
+            self.events[-1] = event
+            self.event_seqs[-1] = self.seq
+        else:
+            self.events.append(event)
+            self.event_seqs.append(self.seq)
+        self.quiet_since_event = True
+        self.run_open = False
+
+    def caught_banner(self, line: int, text: str) -> None:
+        last = self.events[-1] if self.events else None
+        if last is not None and self.quiet_since_event and not last.caught:
+            last.caught = True  # the message printed just before the banner is the OOM it caught
+        else:
+            self.add_event(OomEvent(OomKind.CUDA_ALLOC, _quote(line, text), caught=True))
+        self.add_marker(Mark.TRAINING, line, text)
+
+    def finish_error(self) -> None:
+        pending = self.pending_error
+        if pending is None:
+            return
+        self.pending_error = None
+        self.error = NonOomError(errors.classify("\n".join(pending.block)), pending.headline, pending.where)
+        self.error_seq = pending.seq
+        self.run_open = False
+
+    def close_traceback(self, final: str | None) -> None:
+        tb = self.open_tb
+        if tb is None:
+            return
+        tb.final = final
+        tb.end_seq = self.seq
+        self.tracebacks.append(tb)
+        self.open_tb = None
+
+    # ---------------------------------------------------------------------------------------------
+    # The pass
+
+    def feed(self, line: int, text: str) -> None:
+        self.env.feed(text)
+        stripped = text.strip()
+        if self.pending_async is not None:
+            if stripped and oom.continue_async(self.pending_async, text):
+                return
+            self.pending_async = None
+        if self.pending_error is not None:
+            if (
+                stripped
+                and not stripped.startswith(("=====", "Traceback"))
+                and len(self.pending_error.block) < _ERROR_BLOCK_LINES
+            ):
+                self.pending_error.block.append(stripped)
+            else:
+                self.finish_error()
+        if not stripped:
+            return
+        if self.feed_traceback(line, text, stripped):
+            return
+        if "%|" in text:
+            self.feed_bar(line, text)
+            return
+        mark = marker_of(text)
+        if mark is not None:
+            self.add_marker(mark, line, text)
+            return
+        if stripped.startswith(_RUNNING_JOB):
+            self.job_name = stripped[len(_RUNNING_JOB) :].strip() or self.job_name
+            return
+        if oom.CAUGHT_BANNER in text:
+            self.caught_banner(line, text)
+            return
+        self.feed_failure(line, text, stripped)
+
+    def feed_traceback(self, line: int, text: str, stripped: str) -> bool:
+        """Handle traceback lines; True when the line was one."""
+        if stripped.startswith("Traceback (most recent call last)"):
+            if self.open_tb is not None and not self.open_tb.frames:
+                return True  # two interleaved streams printed the header twice
+            self.close_traceback(None)
+            self.open_tb = _Traceback(self.seq, self.seq)
+            return True
+        tb = self.open_tb
+        if tb is None:
+            frame = parse_frame(text, line) if stripped.startswith('File "') else None
+            if frame is None:
+                return False
+            # Frames without their header: the paste starts in the middle of a traceback.
+            tb = self.open_tb = _Traceback(self.seq, self.seq, [frame])
+            return True
+        if text[0] in " \t" or stripped == "...":
+            frame = parse_frame(text, line)
+            if frame is not None:
+                tb.frames.append(frame)
+            elif tb.frames and not tb.frames[-1].code:
+                tb.frames[-1] = tb.frames[-1]._replace(code=stripped[:200])
+            return True
+        final = errors.exception_headline(text) or (stripped if oom.parse_oom(text) else None)
+        self.close_traceback(final)
+        return False
+
+    def feed_bar(self, line: int, text: str) -> None:
+        bar = classify_bar(text, self.job_name)
+        if bar is None:
+            return
+        if bar.kind is BarKind.TRAINING:
+            self.training_seen = True
+            if self.job_name is None and bar.description:
+                self.job_name = bar.description
+        mark = _BAR_MARKS.get(bar.kind)
+        if mark is not None:
+            self.add_marker(mark, line, text)
+
+    def feed_failure(self, line: int, text: str, stripped: str) -> None:
+        parsed = oom.parse_oom(text)
+        if parsed is not None:
+            event = OomEvent(
+                kind=parsed.kind,
+                where=_quote(line, text),
+                tried_bytes=parsed.tried_bytes,
+                total_bytes=parsed.total_bytes,
+                free_bytes=parsed.free_bytes,
+                process_bytes=parsed.process_bytes,
+                allocated_bytes=parsed.allocated_bytes,
+                reserved_unallocated_bytes=parsed.reserved_unallocated_bytes,
+                non_pytorch_bytes=parsed.non_pytorch_bytes,
+                device_index=parsed.device_index,
+                other_processes=parsed.other_processes,
+            )
+            self.add_event(event)
+            if parsed.kind is OomKind.CUDA_ASYNC_ALLOC:
+                self.pending_async = self.events[-1]
+            return
+        headline: str | None = None
+        if stripped.startswith(_ERROR_RUNNING_JOB):
+            headline = stripped[len(_ERROR_RUNNING_JOB) :].strip() or None
+        elif errors.exception_headline(text) is not None or oom.message_head(text).startswith(
+            ("CUDA error: ", "HIP error: ", "terminate called after throwing")
+        ):
+            headline = stripped
+        if headline is not None:
+            self.finish_error()
+            self.pending_error = _PendingError(
+                self.seq, headline[:_QUOTE_CHARS], _quote(line, text), [headline]
+            )
+
+    def run(self, text: str) -> None:
+        for segment in segments(text, self.limits.max_line_chars):
+            self.cut_lines = self.cut_lines or segment.cut
+            self.feed(segment.line, segment.text)
+            self.seq += 1
+        self.finish_error()
+        self.close_traceback(None)
+
+    # ---------------------------------------------------------------------------------------------
+    # Verdicts
+
+    def fatal(self) -> tuple[OomEvent, int] | None:
+        for event, seq in zip(reversed(self.events), reversed(self.event_seqs), strict=True):
+            if not event.caught:
+                return event, seq
+        return None
+
+    def traceback_for(self, anchor: int | None) -> _Traceback | None:
+        if not self.tracebacks:
+            return None
+        if anchor is None:
+            return self.tracebacks[-1]
+        for tb in self.tracebacks:
+            if tb.end_seq >= anchor:
+                return tb
+        return None
+
+    def shm_from_frames(self) -> None:
+        """A traceback cut inside torch's shared-memory pickling is the /dev/shm failure, message lost."""
+        tb = self.tracebacks[-1] if self.tracebacks else None
+        if tb is None or tb.final is not None or self.events:
+            return
+        for frame in reversed(tb.frames):
+            if frame.func in {"_share_filename_cpu_", "reduce_storage"}:
+                self.events.append(
+                    OomEvent(OomKind.SHM, LogLine(frame.line, f'File "{frame.file}", in {frame.func}'))
+                )
+                self.event_seqs.append(tb.end_seq)
+                return
+
+
+def _phase(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
+    before = [m for m in reader.markers if anchor is None or m.seq < anchor]
+    training_before = any(m.mark is Mark.TRAINING for m in before)
+    last = before[-1] if before else None
+    marker_phase: Phase | None = None
+    if last is not None:
+        if last.mark is Mark.SAMPLE:
+            marker_phase = Phase.SAMPLING if last.after_training else Phase.FIRST_SAMPLE
+        else:
+            marker_phase = _MARK_PHASES[last.mark]
+    tb = reader.traceback_for(anchor)
+    from_frames = phase_of_frames(tb.frames) if tb is not None else None
+    if from_frames is not None and tb is not None:
+        phase, part, frame = from_frames
+        if phase is Phase.SAMPLING and not training_before:
+            phase = Phase.FIRST_SAMPLE
+        if (
+            phase is Phase.MODEL_LOAD
+            and marker_phase is Phase.QUANTIZE
+            and tb.final is None
+            and last is not None
+        ):
+            facts.phase, facts.phase_evidence = Phase.QUANTIZE, last.where
+            return
+        facts.phase = phase
+        facts.step_part = part
+        facts.phase_evidence = LogLine(frame.line, frame.code or f'File "{frame.file}", in {frame.func}')
+        return
+    if marker_phase is not None and last is not None:
+        facts.phase, facts.phase_evidence = marker_phase, last.where
+        return
+    fatal = facts.fatal
+    if (
+        fatal is not None
+        and fatal.kind in {OomKind.CUDA_ALLOC, OomKind.HIP, OomKind.XPU}
+        and fatal.allocated_bytes is not None
+        and fatal.allocated_bytes < _LOAD_ALLOCATED_BYTES
+    ):
+        facts.phase, facts.phase_evidence = Phase.MODEL_LOAD, fatal.where
+
+
+def _step(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
+    for marker in reversed(reader.markers):
+        if anchor is not None and marker.seq >= anchor:
+            continue
+        if marker.mark is Mark.TRAINING:
+            counts = bar_counts(marker.where.text)
+            if counts is not None:
+                facts.step, facts.total_steps = counts
+                return
+
+
+def read(piece: Piece, limits: Limits) -> LogFacts:
+    text = piece.text
+    reader = _Reader(limits)
+    reader.run(text)
+    reader.shm_from_frames()
+    facts = LogFacts(piece=piece, events=reader.events, events_dropped=reader.dropped)
+    if reader.dropped:
+        facts.limits_hit.append("max_events")
+    if reader.cut_lines:
+        facts.limits_hit.append("max_line_chars")
+    found = reader.fatal()
+    anchor: int | None = None
+    if found is not None:
+        facts.fatal, anchor = found
+    elif reader.error is not None:
+        anchor = reader.error_seq
+    elif reader.event_seqs:
+        anchor = reader.event_seqs[-1]
+    facts.non_oom_error = reader.error
+    facts.has_traceback = bool(reader.tracebacks)
+    facts.cut_before_error = bool(reader.tracebacks) and reader.tracebacks[-1].final is None
+    _phase(reader, facts, anchor)
+    if facts.phase is Phase.UNKNOWN and any(e.caught for e in reader.events):
+        facts.phase = Phase.TRAINING_STEP
+        facts.phase_evidence = next(e.where for e in reader.events if e.caught)
+    if facts.phase is not Phase.TRAINING_STEP:
+        facts.step_part = None
+    _step(reader, facts, anchor)
+    facts.job_name = reader.job_name
+    echo = echoed_config(text, piece, limits)
+    if echo is not None:
+        facts.echoed_config, data = echo
+        device = data.get("device")
+        match = _DEVICE.fullmatch(device) if isinstance(device, str) else None
+        if match is not None:
+            facts.device_index = int(match.group(1))
+    if facts.device_index is None:
+        source = facts.fatal or (reader.events[-1] if reader.events else None)
+        facts.device_index = source.device_index if source is not None else None
+    gpu = reader.env.gpu(facts.device_index)
+    if gpu is not None:
+        facts.gpu_name = gpu.name
+        facts.gpu_total_bytes = gpu.total_bytes or round(gpu.gb * 1024**3)
+    facts.os = reader.env.os()
+    facts.torch_version = reader.env.torch_version
+    facts.trainer_version = reader.env.trainer_version
+    return facts
