@@ -1,0 +1,205 @@
+"""The wheel works on its own: built from the project's metadata, installed into a fresh virtualenv,
+run from a directory outside the repository (so nothing is imported from the source tree).
+
+The install follows deploy/Dockerfile step for step, so this also checks the image's recipe without a
+Docker engine: `pip wheel` turns oomcheck and every dependency into wheels, resolving them from the
+package indexes pip is configured with (as an operator's install would; the declared dependencies are
+what is tested), then `pip install --no-index --find-links` installs the oomcheck wheel from those files
+alone into a new, empty virtualenv (no --system-site-packages). The virtualenv gets no pip of its own:
+the test runner's pip installs into it with `--python`, which saves the ensurepip step. With pip's
+cache or a local mirror this takes seconds; one build and one virtualenv serve every test here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, ROOT
+
+pytestmark = pytest.mark.slow
+
+CONFIG = EXAMPLES / "flux_lora_24gb_gc_off.yaml"
+LOG = EXAMPLES / "flux_lora_24gb_oom.log"
+
+# Only what the wheel is built from; tests, caches and local state stay behind.
+_NOT_SOURCES = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "__pycache__",
+    "*.egg-info",
+    "build",
+    "dist",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    "tests",
+    "benchmarks",
+    "deploy",
+    "docs",
+    ".env",
+    "*.sqlite3*",
+)
+
+
+@dataclass(frozen=True)
+class Installed:
+    wheel: Path
+    bin: Path
+    workdir: Path  # outside the repository
+
+    def run(self, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.bin / "oomcheck"), *argv],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=self.workdir,
+            env=env if env is not None else _clean_env(),
+        )
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    """The process environment without anything that could point Python, or the bot, at the repo."""
+    keep = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"}
+    env = {name: value for name, value in os.environ.items() if name in keep}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra)
+    return env
+
+
+def _pip(*argv: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *argv],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    base = tmp_path_factory.mktemp("packaging")
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=_NOT_SOURCES)
+    wheels = base / "wheels"
+    # Build isolation on: the backend comes from [build-system] requires, as on any other machine.
+    _pip("wheel", "--quiet", "--wheel-dir", str(wheels), str(source))
+    (wheel,) = wheels.glob("oomcheck-*.whl")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    _pip(
+        "--python",
+        str(venv / "bin" / "python"),
+        "install",
+        "--quiet",
+        "--no-index",
+        "--find-links",
+        str(wheels),
+        str(wheel),
+    )
+    workdir = base / "elsewhere"
+    workdir.mkdir()
+    yield Installed(wheel=wheel, bin=venv / "bin", workdir=workdir)
+
+
+def _no_leftovers(text: str) -> None:
+    """No traceback, no unformatted `{placeholder}`, no raw catalogue key such as `cli.unknown_rule`."""
+    assert "Traceback" not in text
+    assert not re.search(r"\{[a-z_]+\}", text), text
+    # An unknown catalogue key comes out as the key itself: `<file stem>.<dotted path>`.
+    namespaces = "|".join(sorted(path.stem for path in (ROOT / "locales" / "en").glob("*.yaml")))
+    key = rf"(?<![\w/.-])(?:{namespaces})\.(?!(?:ya?ml|json|py|txt|log)\b)[a-z_]+(?:\.[a-z_0-9]+)*\b"
+    assert not re.search(key, text), text
+
+
+def test_the_package_is_imported_from_the_virtualenv_not_the_repo(installed: Installed) -> None:
+    result = subprocess.run(
+        [
+            str(installed.bin / "python"),
+            "-c",
+            "import diagnosis, oomcheck, bot, locales; print(oomcheck.__file__)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=installed.workdir,
+        env=_clean_env(),
+    )
+    location = Path(result.stdout.strip()).resolve()
+    assert location.is_relative_to(installed.bin.parent.resolve())
+    assert not location.is_relative_to(ROOT)
+
+
+def test_wheel_ships_both_locales_and_type_markers(installed: Installed) -> None:
+    names = zipfile.ZipFile(installed.wheel).namelist()
+    for lang in ("en", "ja"):
+        assert any(name.startswith(f"locales/{lang}/") and name.endswith(".yaml") for name in names), lang
+    for package in ("diagnosis", "bot", "oomcheck"):
+        assert f"{package}/py.typed" in names
+    assert not any(name.startswith(("tests/", "deploy/", "examples/")) for name in names)
+
+
+def test_check_answers_in_english_and_japanese(installed: Installed) -> None:
+    outputs = {}
+    for lang in ("en", "ja"):
+        result = installed.run("check", str(CONFIG), str(LOG), "--lang", lang)
+        assert result.returncode in (0, 1), result.stderr
+        assert result.stdout.strip()
+        _no_leftovers(result.stdout + result.stderr)
+        outputs[lang] = result.stdout
+    assert outputs["en"] != outputs["ja"]
+    assert re.search(r"[\u3040-\u30ff]", outputs["ja"]), "the Japanese reply holds no kana"
+
+
+def test_rules_lists_every_rule(installed: Installed) -> None:
+    result = installed.run("rules", "--lang", "en")
+    assert result.returncode == 0, result.stderr
+    _no_leftovers(result.stdout + result.stderr)
+    listed = subprocess.run(
+        [str(installed.bin / "python"), "-c", "from diagnosis.rules import RULE_IDS; print(*RULE_IDS)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=installed.workdir,
+        env=_clean_env(),
+    ).stdout.split()
+    assert listed
+    for rule_id in listed:
+        assert rule_id in result.stdout
+
+
+def test_bot_check_config_without_a_token_fails_clearly(installed: Installed) -> None:
+    result = installed.run("bot", "--check-config")
+    assert result.returncode != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "DISCORD_TOKEN" in result.stderr
+
+
+def test_bot_check_config_accepts_the_example_environment(installed: Installed) -> None:
+    example = (ROOT / "deploy" / ".env.example").read_text(encoding="utf-8")
+    env_file = installed.workdir / ".env"
+    # A made-up token with the right shape; --check-config never connects.
+    env_file.write_text(example.replace("DISCORD_TOKEN=\n", "DISCORD_TOKEN=MTIz.example.not-a-real-token\n"))
+    try:
+        result = installed.run("bot", "--check-config")
+    finally:
+        env_file.unlink()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "MTIz.example.not-a-real-token" not in result.stdout + result.stderr
