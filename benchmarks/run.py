@@ -1,0 +1,308 @@
+"""`make bench`: speed and memory of oomcheck as ratios against baselines measured in the same run.
+
+Each figure is printed on one line with its goal beside it, then a summary line. Ratios are medians
+over interleaved repetitions (engine, baseline, engine, …) so that both sides see the same machine
+noise. `python -m benchmarks.run --only log,rss` runs a subset; `--strict` exits 1 when a goal is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from benchmarks.genlog import MiB, generate_log
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+SMALL_CONFIG = ROOT / "examples" / "flux_lora_24gb_gc_off.yaml"
+_FENCE = re.compile(r"```[A-Za-z]*\n(.*?)```", re.DOTALL)
+# What a log reader has to find at least: one alternation over the OOM markers, one pass.
+_BASELINE_PATTERN = re.compile(
+    r"CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|DefaultCPUAllocator|Killed process"
+)
+
+
+@dataclass
+class Figure:
+    label: str
+    value: str
+    goal: str
+    met: bool | None  # None: skipped, with the reason in `value`
+
+
+def paired_medians(
+    first: Callable[[], object], second: Callable[[], object], reps: int
+) -> tuple[float, float]:
+    """Median seconds of each callable, run alternately after one warm-up call each."""
+    first()
+    second()
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        first()
+        t1 = time.perf_counter()
+        second()
+        t2 = time.perf_counter()
+        a.append(t1 - t0)
+        b.append(t2 - t1)
+    return statistics.median(a), statistics.median(b)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+# ------------------------------------------------------------------------------------------------
+# Engine on the corpus vs yaml.load of the same config
+
+
+def _config_text(text: str, engine_piece: str | None) -> str | None:
+    """The config the engine found; failing that, a fenced or whole-input YAML/JSON mapping."""
+    if engine_piece is not None:
+        return engine_piece
+    for candidate in [*_FENCE.findall(text), text]:
+        try:
+            data = yaml.load(candidate, Loader=yaml.CSafeLoader)
+        except yaml.YAMLError:
+            continue
+        if isinstance(data, dict) and ("config" in data or "train" in data or "process" in data):
+            return str(candidate)
+    return None
+
+
+def bench_corpus(reps: int) -> list[Figure]:
+    from diagnosis import diagnose
+
+    rows: list[tuple[str, float, float]] = []
+    for path in sorted(CORPUS.glob("*/*/input.txt")):
+        text = path.read_text(encoding="utf-8")
+        report = diagnose([text])
+        config = _config_text(text, report.config.piece.text if report.config is not None else None)
+        if config is None:
+            continue
+        engine_s, yaml_s = paired_medians(
+            lambda text=text: diagnose([text]),  # type: ignore[misc]
+            lambda config=config: yaml.load(config, Loader=yaml.CSafeLoader),  # type: ignore[misc]
+            reps,
+        )
+        rows.append((path.parent.name, engine_s, yaml_s))
+    if not rows:
+        return [Figure("engine / yaml.load per corpus case", "no corpus case holds a config", "≤ 3×", None)]
+    for name, engine_s, yaml_s in rows:
+        print(
+            f"    {name[:60]:60s} engine {_ms(engine_s):>10s}  yaml {_ms(yaml_s):>10s}"
+            f"  {engine_s / yaml_s:6.1f}×"
+        )
+    ratios = sorted((engine_s / yaml_s, name) for name, engine_s, yaml_s in rows)
+    worst, worst_name = ratios[-1]
+    median = statistics.median(r for r, _ in ratios)
+    met = sum(1 for r, _ in ratios if r <= 3)
+    return [
+        Figure(
+            f"engine / yaml.load(CSafeLoader) on {len(rows)} corpus configs",
+            f"median {median:.1f}×, worst {worst:.1f}× ({worst_name[:40]}), {met}/{len(rows)} within goal",
+            "≤ 3× on every case",
+            worst <= 3,
+        )
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+# A 10 MiB AI Toolkit log vs one regex pass
+
+
+def bench_log(reps: int) -> list[Figure]:
+    from diagnosis import diagnose
+
+    text = generate_log(10 * MiB)
+    engine_s, regex_s = paired_medians(lambda: diagnose([text]), lambda: _BASELINE_PATTERN.search(text), reps)
+    ratio = engine_s / regex_s
+    return [
+        Figure(
+            "10 MiB AI Toolkit log: engine / one re.search pass",
+            f"{ratio:.1f}× (engine {_ms(engine_s)}, re.search {_ms(regex_s)})",
+            "≤ 5×",
+            ratio <= 5,
+        ),
+        Figure("10 MiB AI Toolkit log: engine absolute", _ms(engine_s), "< 1 s", engine_s < 1),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+# Peak RSS of the CLI on a 10 MiB attachment, and CLI start-up
+
+
+def _oomcheck_command() -> list[str]:
+    script = Path(sys.executable).with_name("oomcheck")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "oomcheck"]
+
+
+def _peak_rss_kib(command: list[str]) -> int:
+    """ru_maxrss of `command` alone: a wrapper process runs it, so no other child is counted."""
+    wrapper = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", wrapper, *command], capture_output=True, text=True, check=True, timeout=300
+    )
+    return int(out.stdout.strip())
+
+
+@contextmanager
+def _big_log_file() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "train_log.txt"
+        path.write_text(generate_log(10 * MiB, seed=1), encoding="utf-8")
+        yield path
+
+
+def bench_rss() -> list[Figure]:
+    with _big_log_file() as log:
+        engine_kib = _peak_rss_kib([*_oomcheck_command(), "check", str(log), "--format", "json"])
+    idle_kib = _peak_rss_kib([sys.executable, "-c", "import oomcheck.cli"])
+    return [
+        Figure(
+            "peak RSS of `oomcheck check` on a 10 MiB log",
+            f"{engine_kib / 1024:.0f} MiB (importing the CLI alone: {idle_kib / 1024:.0f} MiB)",
+            "< 200 MiB",
+            engine_kib < 200 * 1024,
+        )
+    ]
+
+
+def _run_quiet(command: list[str]) -> None:
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=120)
+
+
+_OWN_PACKAGES = ("diagnosis", "oomcheck", "bot", "locales")
+
+
+def _import_group(module: str) -> str:
+    """Our own modules one by one (each has an owner), third-party packages as a whole."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] in _OWN_PACKAGES else parts[0]
+
+
+def import_costs(command: list[str], top: int = 10) -> list[tuple[str, float, str]]:
+    """The costliest imports of `command` (python -X importtime): (module group, ms, imported by).
+
+    Each group is charged the cumulative time of its outermost import, so a package's own imports are
+    included once; groups nested in each other overlap (jsonout's figure includes pydantic's).
+    """
+    env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1")
+    err = subprocess.run(command, capture_output=True, text=True, env=env, check=False, timeout=120).stderr
+    rows: list[tuple[int, str, float]] = []
+    for line in err.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = line[len("import time:") :].split("|", 2)
+        name = name[1:]
+        depth = (len(name) - len(name.lstrip(" "))) // 2
+        rows.append((depth, name.strip(), int(cumulative) / 1000))
+    # importtime prints children before their parent: walking backwards visits parents first.
+    parent: dict[int, int | None] = {}
+    stack: list[tuple[int, int]] = []
+    for i in range(len(rows) - 1, -1, -1):
+        while stack and stack[-1][0] >= rows[i][0]:
+            stack.pop()
+        parent[i] = stack[-1][1] if stack else None
+        stack.append((rows[i][0], i))
+    costs: dict[str, tuple[float, str]] = {}
+    for i, (_, name, ms) in enumerate(rows):
+        group = _import_group(name)
+        ancestors = []
+        j = parent[i]
+        while j is not None:
+            ancestors.append(rows[j][1])
+            j = parent[j]
+        if any(_import_group(a) == group for a in ancestors):
+            continue
+        importer = ancestors[0] if ancestors else "(interpreter)"
+        if ms > costs.get(group, (0.0, ""))[0]:
+            costs[group] = (ms, importer)
+    ranked = sorted(costs.items(), key=lambda kv: -kv[1][0])[:top]
+    return [(group, ms, importer) for group, (ms, importer) in ranked]
+
+
+def bench_startup(reps: int) -> list[Figure]:
+    check = [*_oomcheck_command(), "check", str(SMALL_CONFIG), "--format", "json"]
+    cli_s, bare_s = paired_medians(
+        lambda: _run_quiet(check), lambda: _run_quiet([sys.executable, "-c", "pass"]), reps
+    )
+    ratio = cli_s / bare_s
+    figure = Figure(
+        "CLI start-up: `oomcheck check` small config / `python -c pass`",
+        f"{ratio:.1f}× ({_ms(cli_s)} vs {_ms(bare_s)})",
+        "≤ 4×",
+        ratio <= 4,
+    )
+    costs = import_costs([sys.executable, "-m", "oomcheck", "check", str(SMALL_CONFIG), "--format", "json"])
+    print("    costliest imports of `oomcheck check` (python -X importtime, cumulative, groups overlap):")
+    for name, ms, importer in costs:
+        print(f"      {ms:8.1f} ms  {name:32s} imported by {importer}")
+    return [figure]
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def bench_bot(reps: int) -> list[Figure]:
+    from benchmarks.botbench import bot_round_trip
+
+    return bot_round_trip(reps)
+
+
+BENCHES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
+    "corpus": lambda a: bench_corpus(a.reps),
+    "log": lambda a: bench_log(max(3, a.reps // 3)),
+    "bot": lambda a: bench_bot(a.bot_messages),
+    "rss": lambda a: bench_rss(),
+    "startup": lambda a: bench_startup(max(5, a.reps // 2)),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
+    parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated: " + ", ".join(BENCHES))
+    parser.add_argument("--reps", type=int, default=15, help="repetitions per timing (medians)")
+    parser.add_argument("--bot-messages", type=int, default=200, help="round trips per bot")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a goal is missed")
+    args = parser.parse_args(argv)
+    figures: list[Figure] = []
+    for name in args.only.split(","):
+        print(f"[{name}]", flush=True)
+        try:
+            new = BENCHES[name.strip()](args)
+        except Exception as exc:  # a bench that cannot run is reported, not fatal to the others
+            new = [Figure(name, f"could not run: {type(exc).__name__}: {exc}", "-", None)]
+        for fig in new:
+            mark = {True: "met", False: "MISSED", None: "skipped"}[fig.met]
+            print(f"  {fig.label}: {fig.value}  [goal {fig.goal}: {mark}]", flush=True)
+        figures += new
+    counted = [f for f in figures if f.met is not None]
+    met = sum(1 for f in counted if f.met)
+    skipped = len(figures) - len(counted)
+    print(f"bench: {met}/{len(counted)} goals met" + (f", {skipped} skipped" if skipped else ""))
+    own_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"(peak RSS of this bench process: {own_mib:.0f} MiB)")
+    return 1 if args.strict and met < len(counted) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
