@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from bot.settings import BotSettings
-from oomcheck import cli
+from oomcheck import botcmd, cli
 from tests.conftest import ROOT
 
 DEPLOY = ROOT / "deploy"
@@ -370,6 +370,8 @@ def test_bot_unit_runs_the_installed_bot_with_the_required_hardening() -> None:
     }
     for key, value in required.items():
         assert unit.get(key) == [value], key
+    # A settings error is not retried: its exit status is the one `oomcheck bot` uses for it.
+    assert unit["RestartPreventExitStatus"] == [str(botcmd.EXIT_USAGE)]
     environment = dict(item.split("=", 1) for value in unit["Environment"] for item in value.split())
     # The database in the state directory, the heartbeat in the runtime directory (gone on every stop).
     assert environment["OOMCHECK_DATABASE_PATH"].startswith("%S/oomcheck/")
