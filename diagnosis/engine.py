@@ -1,11 +1,143 @@
-"""The pipeline: intake → parse → facts → rules → report (placeholder until the rule engine lands)."""
+"""The pipeline: intake → parse → facts → rules → ranked findings → fix ladder → Report.
+
+`diagnose()` never raises on user input: every stage is tolerant on its own, a failing rule is
+reported as a note while the others still run, and a last guard turns anything unexpected into an
+`input_incomplete` report with a note.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
+from diagnosis.config.parse import parse_config
+from diagnosis.facts import build_facts, choose_config, choose_log, real_secrets
 from diagnosis.facts_model import Facts
-from diagnosis.models import Report
+from diagnosis.intake import read_case
+from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
+from diagnosis.limits import DEFAULT_LIMITS, Limits
+from diagnosis.logreader import read_log
+from diagnosis.models import (
+    Applicability,
+    ConfigDoc,
+    Finding,
+    Intake,
+    LogFacts,
+    Note,
+    PieceKind,
+    Report,
+    Severity,
+)
+from diagnosis.rules import run_rules
+
+_log = logging.getLogger(__name__)
+
+_CONFIG_KINDS = frozenset({PieceKind.CONFIG_YAML, PieceKind.CONFIG_JSON})
+
+
+def _language(locale: str | None, intake: Intake | None) -> str:
+    for choice in (locale, intake.language_hint if intake else None):
+        if choice and choice.lower().startswith("ja"):
+            return "ja"
+        if choice and choice.lower().startswith("en"):
+            return "en"
+    return "en"
+
+
+def _parse_pieces(intake: Intake, limits: Limits) -> tuple[list[ConfigDoc], list[LogFacts]]:
+    configs = [parse_config(p, limits) for p in intake.pieces if p.kind in _CONFIG_KINDS]
+    logs = [read_log(p, limits) for p in intake.pieces if p.kind == PieceKind.LOG]
+    return configs, logs
+
+
+def _config_from_log(logs: Sequence[LogFacts], limits: Limits) -> ConfigDoc | None:
+    """The process JSON a trainer echoes into its log, when the user pasted no config."""
+    for log in reversed(logs):
+        if log.echoed_config is not None:
+            doc = parse_config(log.echoed_config, limits)
+            if doc.ok:
+                return doc
+    return None
+
+
+def _notes(
+    intake: Intake, configs: Sequence[ConfigDoc], logs: Sequence[LogFacts], facts: Facts
+) -> list[Note]:
+    notes: list[Note] = []
+    if intake.truncated:
+        notes.append(Note("input_truncated", {"limit_mib": DEFAULT_LIMITS.max_input_bytes // (1024 * 1024)}))
+    hit: list[str] = list(intake.limits_hit)
+    for doc in configs:
+        hit += doc.limits_hit
+    for log in logs:
+        hit += log.limits_hit
+    for limit in dict.fromkeys(hit):
+        notes.append(Note("limit_hit", {"limit": limit}))
+    if facts.config_from_log:
+        notes.append(Note("config_from_log"))
+    if facts.vram_source == "assumed" and (facts.has_config or facts.has_oom):
+        notes.append(Note("vram_assumed", {"gib": int(facts.vram_gib or 24)}))
+    return notes
+
+
+def _diagnose(
+    inputs: Sequence[str | bytes],
+    locale: str | None,
+    gpu_vram_gib: float | None,
+    sources: Sequence[str] | None,
+    limits: Limits,
+) -> Report:
+    intake = read_case(inputs, sources, limits)
+    configs, logs = _parse_pieces(intake, limits)
+    if not configs:
+        echoed = _config_from_log(logs, limits)
+        if echoed is not None:
+            configs = [echoed]
+    facts = build_facts(intake, configs, logs, gpu_vram_gib)
+    findings, failed = run_rules(facts)
+    ranked = rank_findings(drop_ruled_out(findings, facts), facts)
+
+    def recheck(doc: ConfigDoc) -> list[Finding]:
+        # The log and the user's account describe the config before the fix: re-check the config
+        # alone, on the same card.
+        config_only = build_facts(intake, [doc], [], facts.vram_gib, situational=False)
+        return run_rules(config_only)[0]
+
+    doc = choose_config(configs)
+    ladder = build_ladder(ranked, doc, recheck, limits)
+    notes = _notes(intake, configs, logs, facts)
+    notes += [Note("rule_failed", {"rule_id": rule_id}) for rule_id in failed]
+    return Report(
+        findings=ranked,
+        ladder=ladder,
+        facts=facts,
+        language=_language(locale, intake),
+        not_oom=any(f.rule_id == "not_oom" for f in ranked),
+        config=doc,
+        log=choose_log(logs),
+        notes=notes,
+        secrets_found=len(real_secrets(intake)),
+    )
+
+
+def _fallback(locale: str | None, gpu_vram_gib: float | None) -> Report:
+    facts = Facts()
+    if gpu_vram_gib is not None:
+        facts.vram_gib, facts.vram_source = float(gpu_vram_gib), "user"
+    finding = Finding(
+        rule_id="input_incomplete",
+        severity=Severity.INFO,
+        applicability=Applicability.ADVICE,
+        params={"missing": ["config", "log"]},
+    )
+    return Report(
+        findings=[finding],
+        ladder=[],
+        facts=facts,
+        language=_language(locale, None),
+        not_oom=False,
+        notes=[Note("rule_failed", {"rule_id": "engine"})],
+    )
 
 
 def diagnose(
@@ -14,9 +146,11 @@ def diagnose(
     locale: str | None = None,
     gpu_vram_gib: float | None = None,
     sources: Sequence[str] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Report:
-    facts = Facts()
-    if gpu_vram_gib is not None:
-        facts.vram_gib = gpu_vram_gib
-        facts.vram_source = "user"
-    return Report(findings=[], ladder=[], facts=facts, language=locale or "en", not_oom=False)
+    """Texts in (a message, attachments, a thread's recent messages), a Report out; never raises."""
+    try:
+        return _diagnose(inputs, locale, gpu_vram_gib, sources, limits)
+    except Exception:
+        _log.exception("diagnosis failed; answering with input_incomplete")
+        return _fallback(locale, gpu_vram_gib)

@@ -27,6 +27,7 @@ from diagnosis.models import (
     OomEvent,
     Phase,
     Piece,
+    SecretHit,
 )
 
 GIB = 1024**3
@@ -50,6 +51,15 @@ _DTYPES = {
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", "", "none", "null"}
 _DEVICE_RE = re.compile(r"^\s*cuda\s*:\s*(\d{1,2})\s*$", re.IGNORECASE)
+
+
+# A home folder's user name is scrubbed too, but it is no credential to revoke.
+_NOT_A_CREDENTIAL = frozenset({"home_path"})
+
+
+def real_secrets(intake: Intake) -> list[SecretHit]:
+    """The scrubbed hits that are credentials (tokens, keys), not merely private paths."""
+    return [hit for hit in intake.secrets if hit.kind not in _NOT_A_CREDENTIAL]
 
 
 def _cut(text: str) -> str:
@@ -455,9 +465,15 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
         facts.evidence["oom"] = log_evidence(main.piece, fatal.where)
     elif facts.host_oom is not None:
         facts.oom_kind = facts.host_oom.kind.value
-    facts.phase = main.phase
-    if main.phase_evidence is not None:
-        facts.evidence["phase"] = log_evidence(main.piece, main.phase_evidence)
+    # A dmesg line pasted apart from the trainer's log has no phase: take it from the other log.
+    phased = (
+        main
+        if main.phase != Phase.UNKNOWN
+        else next((log for log in reversed(logs) if log.phase != Phase.UNKNOWN), main)
+    )
+    facts.phase = phased.phase
+    if phased.phase_evidence is not None:
+        facts.evidence["phase"] = log_evidence(phased.piece, phased.phase_evidence)
     facts.step_part = main.step_part
     facts.step = main.step
     facts.total_steps = main.total_steps
@@ -556,10 +572,11 @@ def build_facts(
     facts.has_oom = (
         facts.fatal is not None or facts.gpu_oom or facts.host_oom is not None or facts.says_oom
     ) or facts.says_host_killed
-    facts.secret_kinds = sorted({hit.kind for hit in intake.secrets})
-    facts.secret_count = len(intake.secrets)
-    if intake.secrets:
-        hit = intake.secrets[0]
+    secrets = real_secrets(intake)
+    facts.secret_kinds = sorted({hit.kind for hit in secrets})
+    facts.secret_count = len(secrets)
+    if secrets:
+        hit = secrets[0]
         # The kind of secret only: the secret itself is never kept.
         facts.evidence["secret"] = Evidence(source=hit.source, line=hit.line, text=hit.kind)
     return facts

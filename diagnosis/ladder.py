@@ -1,0 +1,197 @@
+"""The fix ladder: findings ranked by the phase, one change per step, each step's config verified.
+
+Order (data/ladder.yaml): a few findings always come first (the config does not parse, the error is
+not an OOM, the host ran out); then the findings that are errors in this phase, in the phase's order;
+then the other errors, warnings and tips by their base rank; findings that the phase rules out as the
+cause (GC for an OOM while loading) go last.
+
+Each step with edits is applied to the config text left by the steps before it, re-parsed and
+re-checked on the config alone: the edited keys must hold the new values, the step's findings must be
+gone and no new finding may appear. Only then does the step carry a corrected config and a diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from diagnosis.config.edit import apply_text_edits, plan_edits_detailed
+from diagnosis.config.parse import MISSING, get_path, parse_config
+from diagnosis.facts_model import Facts
+from diagnosis.limits import DEFAULT_LIMITS, Limits
+from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, Phase, Severity
+
+_log = logging.getLogger(__name__)
+
+# Notices shown beside the diagnosis, not a change to make.
+NOT_ON_LADDER = frozenset({"secret_in_input"})
+
+_SEVERITY_TIER = {Severity.ERROR: 2, Severity.WARNING: 3, Severity.INFO: 4}
+
+Recheck = Callable[[ConfigDoc], list[Finding]]
+
+
+@dataclass(frozen=True)
+class _Order:
+    ruled_out_load: frozenset[str]
+    ruled_out_host: frozenset[str]
+    first: tuple[str, ...]
+    order: dict[str, tuple[str, ...]]
+    last: dict[str, frozenset[str]]
+
+
+@cache
+def _order() -> _Order:
+    text = resources.files("diagnosis.data").joinpath("ladder.yaml").read_text(encoding="utf-8")
+    raw: dict[str, Any] = yaml.safe_load(text)
+    phases: dict[str, Any] = raw.get("phases", {})
+    ruled_out: dict[str, Any] = raw.get("ruled_out", {})
+    return _Order(
+        ruled_out_load=frozenset(ruled_out.get("load", [])),
+        ruled_out_host=frozenset(ruled_out.get("host", [])),
+        first=tuple(raw.get("first", [])),
+        order={k: tuple(v.get("order", [])) for k, v in phases.items()},
+        last={k: frozenset(v.get("last", [])) for k, v in phases.items()},
+    )
+
+
+def drop_ruled_out(findings: Sequence[Finding], facts: Facts) -> list[Finding]:
+    """Leave out later-phase findings when the evidence places the failure before them."""
+    o = _order()
+    out: set[str] = set()
+    gpu_failure = facts.fatal is not None and not facts.fatal.kind.on_host
+    if facts.phase in (Phase.MODEL_LOAD, Phase.QUANTIZE) and (facts.has_oom or facts.has_log):
+        out |= o.ruled_out_load
+    if (facts.host_oom is not None or facts.says_host_killed) and not gpu_failure:
+        out |= o.ruled_out_host
+    return [f for f in findings if f.rule_id not in out]
+
+
+def _phase_key(facts: Facts) -> str:
+    # Without a phase, the default ladder is the one for a training step (DESIGN.md).
+    return Phase.TRAINING_STEP.value if facts.phase == Phase.UNKNOWN else facts.phase.value
+
+
+def _sort_key(finding: Finding, phase: str) -> tuple[int, int, int]:
+    o = _order()
+    if finding.rule_id in o.first:
+        return (0, o.first.index(finding.rule_id), 0)
+    if finding.rule_id in o.last.get(phase, frozenset()):
+        return (6, finding.ladder_rank, 0)
+    order = o.order.get(phase, ())
+    if finding.severity == Severity.ERROR and finding.rule_id in order:
+        return (1, order.index(finding.rule_id), 0)
+    return (_SEVERITY_TIER[finding.severity], finding.ladder_rank, 0)
+
+
+def rank_findings(findings: Sequence[Finding], facts: Facts) -> list[Finding]:
+    """Findings in ladder order; notices (a pasted secret) at the end."""
+    phase = _phase_key(facts)
+    on = sorted((f for f in findings if f.rule_id not in NOT_ON_LADDER), key=lambda f: _sort_key(f, phase))
+    off = [f for f in findings if f.rule_id in NOT_ON_LADDER]
+    for place, finding in enumerate(on, start=1):
+        finding.ladder_rank = place
+    return on + off
+
+
+def _edit_key(edits: Sequence[ConfigEdit]) -> tuple[tuple[Any, ...], ...]:
+    return tuple(sorted((e.path, repr(e.value)) for e in edits))
+
+
+def _group(ranked: Sequence[Finding]) -> list[tuple[list[str], list[ConfigEdit]]]:
+    """One step per finding; findings making the same edit (gc_off and risky_family_gc_off) share one."""
+    groups: list[tuple[list[str], list[ConfigEdit]]] = []
+    for finding in ranked:
+        if finding.rule_id in NOT_ON_LADDER:
+            continue
+        if finding.edits:
+            same = next((g for g in groups if g[1] and _edit_key(g[1]) == _edit_key(finding.edits)), None)
+            if same is not None:
+                same[0].append(finding.rule_id)
+                continue
+        groups.append(([finding.rule_id], list(finding.edits)))
+    return groups
+
+
+def _diff(before: str, after: str, source: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{source}",
+        tofile=f"b/{source}",
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _values_hold(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> bool:
+    for edit in edits:
+        value = get_path(doc.data, tuple(doc.process_path) + tuple(edit.path))
+        # True == 1 in Python; the corrected file must hold a boolean where a boolean was meant.
+        if value is MISSING or value != edit.value or isinstance(value, bool) != isinstance(edit.value, bool):
+            return False
+    return True
+
+
+class _Applier:
+    def __init__(self, doc: ConfigDoc, recheck: Recheck, limits: Limits) -> None:
+        self.doc = doc
+        self.recheck = recheck
+        self.limits = limits
+        self.ids = self._ids(doc)
+        self.baseline = set(self.ids)
+
+    def _ids(self, doc: ConfigDoc) -> set[str]:
+        return {f.rule_id for f in self.recheck(doc)}
+
+    def settled(self, rule_ids: Sequence[str]) -> bool:
+        """An earlier step already removed every finding of this one (it fired on the config alone)."""
+        return all(r in self.baseline and r not in self.ids for r in rule_ids)
+
+    def apply(self, step: LadderStep) -> None:
+        plan = plan_edits_detailed(self.doc, step.edits)
+        if plan.skipped or not plan.edits:
+            _log.info("step %d: edits not applicable (%s)", step.number, [s.reason for s in plan.skipped])
+            return
+        before = self.doc.piece.text
+        after = apply_text_edits(before, plan.edits)
+        new_doc = parse_config(replace(self.doc.piece, text=after), self.limits)
+        if not new_doc.ok or not _values_hold(new_doc, step.edits):
+            _log.warning("step %d: corrected config does not hold the edits", step.number)
+            return
+        ids = self._ids(new_doc)
+        if ids & set(step.rule_ids) or not ids <= self.ids:
+            _log.warning("step %d: re-check failed (%s → %s)", step.number, sorted(self.ids), sorted(ids))
+            return
+        step.corrected_config = after
+        step.diff = _diff(before, after, self.doc.piece.source)
+        step.verified = True
+        self.doc, self.ids = new_doc, ids
+
+
+def build_ladder(
+    ranked: Sequence[Finding],
+    doc: ConfigDoc | None,
+    recheck: Recheck,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[LadderStep]:
+    """Ranked findings → ladder steps; corrected config text is cumulative over the steps."""
+    applier = _Applier(doc, recheck, limits) if doc is not None and doc.ok else None
+    steps: list[LadderStep] = []
+    for rule_ids, edits in _group(ranked):
+        if edits and applier is not None and steps and applier.settled(rule_ids):
+            continue
+        step = LadderStep(number=len(steps) + 1, rule_ids=rule_ids, edits=edits)
+        if edits and applier is not None:
+            applier.apply(step)
+        steps.append(step)
+    return steps
