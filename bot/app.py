@@ -81,12 +81,17 @@ class OomBot(commands.Bot):
     # ------------------------------------------------------------------ lifecycle
 
     async def setup_hook(self) -> None:
-        self._store = await asyncio.to_thread(Store, self.settings.database_path)
-        await self.db(self.store.purge, time.time() - self.settings.retention_days * 86400)
+        await self.open_store()
         self.add_dynamic_items(OomButton)
         await self.tree.set_translator(CatalogueTranslator(self.lookup))
         await self._sync_commands()
         self._heartbeat_task = asyncio.create_task(self._heartbeat_loop(), name="oomcheck-heartbeat")
+
+    async def open_store(self) -> None:
+        """Open (and migrate) the database, then drop what is past the retention period."""
+        if self._store is None:
+            self._store = await asyncio.to_thread(Store, self.settings.database_path)
+        await self.db(self.store.purge, time.time() - self.settings.retention_days * 86400)
 
     async def _sync_commands(self) -> None:
         if not self.settings.guild_ids:

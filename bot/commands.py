@@ -121,8 +121,11 @@ async def _run_check(
         parts.append(await _history(bot, interaction.channel, None if moderator else interaction.user.id))
     gathered = merge(*parts)
     if not gathered.inputs:
-        key = "nothing_in_history" if read_history else "nothing_to_check"
-        text = bot.t(key, lang, depth=bot.settings.history_depth)
+        text = bot.t(
+            "nothing_in_history" if read_history else "nothing_to_check",
+            lang,
+            depth=bot.settings.history_depth,
+        )
         await _say(interaction, "\n".join([*bot.ignored_notes(gathered.ignored, lang), text]))
         return
     request = Request(

@@ -12,6 +12,8 @@ from bot.engine import is_real_case
 from bot.inputs import Gathered, gather_message, inputs_hash, merge
 from bot.permissions import member_is_moderator
 from bot.request import Request
+from bot.send import NO_MENTIONS
+from bot.store import Answer
 from bot.triggers import auto_enabled, in_auto_scope, may_be_forum_starter, mentions_bot, within_edit_window
 
 if TYPE_CHECKING:
@@ -65,7 +67,9 @@ async def _gather(bot: OomBot, message: discord.Message, *, mention: bool) -> Ga
     if not mention or message.reference is None or message.reference.message_id is None:
         return own
     target = message.reference.resolved
-    if not isinstance(target, discord.Message):
+    if isinstance(target, discord.DeletedReferencedMessage):
+        return own
+    if target is None:
         try:
             target = await message.channel.fetch_message(message.reference.message_id)
         except discord.HTTPException:
@@ -98,7 +102,16 @@ async def _answer(bot: OomBot, message: discord.Message) -> None:
     if not moderator and bot.cooldown.remaining(message.author.id) > 0:
         return
     gathered = await _gather(bot, message, mention=mention)
+    if not gathered.inputs and not mention:
+        return
     if not gathered.inputs:
+        # Asked by name with nothing to read: say what to send, once, within the same limits.
+        if _may_reply(bot, message, moderator):
+            lang = await bot.guild_language(message.guild.id if message.guild else None)
+            notes = bot.ignored_notes(gathered.ignored, lang)
+            text = "\n".join([*notes, bot.t("nothing_to_check", lang)])
+            sent = await message.reply(text, allowed_mentions=NO_MENTIONS, mention_author=False)
+            await bot.db(bot.store.record_answer, _answer_row(message, sent.id, ""))
         return
     request = Request(
         gathered=gathered,
@@ -110,15 +123,33 @@ async def _answer(bot: OomBot, message: discord.Message) -> None:
     prepared = await bot.prepare(request)
     if not mention and not is_real_case(prepared.report):
         return
-    if not moderator and bot.cooldown.try_acquire(message.author.id) > 0:
+    if not _may_reply(bot, message, moderator):
         return
+    sent = await message.reply(**prepared.outgoing.send_kwargs(), view=prepared.view, mention_author=False)
+    await bot.remember(prepared, sent.id)
+
+
+def _answer_row(message: discord.Message, reply_id: int, digest: str) -> Answer:
+    return Answer(
+        source_id=message.id,
+        reply_id=reply_id,
+        channel_id=message.channel.id,
+        guild_id=message.guild.id if message.guild else None,
+        author_id=message.author.id,
+        inputs_hash=digest,
+        created=time.time(),
+    )
+
+
+def _may_reply(bot: OomBot, message: discord.Message, moderator: bool) -> bool:
+    if not moderator and bot.cooldown.try_acquire(message.author.id) > 0:
+        return False
     if not bot.channel_limiter.try_acquire(message.channel.id):
         log.info(
             "channel %s is over its reply budget; message %s not answered", message.channel.id, message.id
         )
-        return
-    sent = await message.reply(**prepared.outgoing.send_kwargs(), view=prepared.view, mention_author=False)
-    await bot.remember(prepared, sent.id)
+        return False
+    return True
 
 
 async def on_raw_message_edit(bot: OomBot, payload: discord.RawMessageUpdateEvent) -> None:

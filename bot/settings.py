@@ -13,6 +13,7 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 IdList = Annotated[list[int], NoDecode]
+_SEPARATORS = str.maketrans({",": " ", "[": " ", "]": " ", ";": " "})
 
 
 class BotSettings(BaseSettings):
@@ -48,9 +49,9 @@ class BotSettings(BaseSettings):
     )
     @classmethod
     def _split_ids(cls, value: object) -> object:
-        # "1, 2 3" from an env file reads better than JSON; lists still pass through untouched.
+        # "1, 2 3" from an env file reads better than JSON; "[1, 2]" is accepted too.
         if isinstance(value, str):
-            return [part for part in value.replace(",", " ").split() if part]
+            return value.translate(_SEPARATORS).split()
         if isinstance(value, int):
             return [value]
         return value

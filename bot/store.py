@@ -15,74 +15,67 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-Migration = Callable[[sqlite3.Connection], None]
+# A migration is an ordered list of statements. They run with `execute` (not `executescript`, which
+# commits on its own) so that a step and its version bump commit together or not at all.
+Migration = tuple[str, ...]
 
+_V1: Migration = (
+    """CREATE TABLE answered (
+        source_id INTEGER PRIMARY KEY,
+        reply_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        guild_id INTEGER,
+        author_id INTEGER NOT NULL,
+        inputs_hash TEXT NOT NULL,
+        created REAL NOT NULL
+    )""",
+    """CREATE TABLE cases (
+        reply_id INTEGER PRIMARY KEY,
+        source_id INTEGER,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        author_id INTEGER NOT NULL,
+        inputs TEXT NOT NULL,
+        language TEXT NOT NULL,
+        explicit_language INTEGER NOT NULL,
+        gpu_vram_gib REAL,
+        step INTEGER NOT NULL,
+        created REAL NOT NULL
+    )""",
+    """CREATE TABLE diagnosis_rules (
+        reply_id INTEGER NOT NULL,
+        guild_id INTEGER,
+        rule_id TEXT NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (reply_id, rule_id)
+    )""",
+    """CREATE TABLE feedback (
+        reply_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        helpful INTEGER NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (reply_id, user_id)
+    )""",
+    """CREATE TABLE guild_settings (
+        guild_id INTEGER PRIMARY KEY,
+        language TEXT,
+        auto_mode INTEGER
+    )""",
+)
 
-def _v1(db: sqlite3.Connection) -> None:
-    db.executescript(
-        """
-        CREATE TABLE answered (
-            source_id INTEGER PRIMARY KEY,
-            reply_id INTEGER NOT NULL,
-            channel_id INTEGER NOT NULL,
-            guild_id INTEGER,
-            author_id INTEGER NOT NULL,
-            inputs_hash TEXT NOT NULL,
-            created REAL NOT NULL
-        );
-        CREATE TABLE cases (
-            reply_id INTEGER PRIMARY KEY,
-            source_id INTEGER,
-            guild_id INTEGER,
-            channel_id INTEGER NOT NULL,
-            author_id INTEGER NOT NULL,
-            inputs TEXT NOT NULL,
-            language TEXT NOT NULL,
-            explicit_language INTEGER NOT NULL,
-            gpu_vram_gib REAL,
-            step INTEGER NOT NULL,
-            created REAL NOT NULL
-        );
-        CREATE TABLE diagnosis_rules (
-            reply_id INTEGER NOT NULL,
-            guild_id INTEGER,
-            rule_id TEXT NOT NULL,
-            created REAL NOT NULL,
-            PRIMARY KEY (reply_id, rule_id)
-        );
-        CREATE TABLE feedback (
-            reply_id INTEGER NOT NULL,
-            user_id INTEGER NOT NULL,
-            helpful INTEGER NOT NULL,
-            created REAL NOT NULL,
-            PRIMARY KEY (reply_id, user_id)
-        );
-        CREATE TABLE guild_settings (
-            guild_id INTEGER PRIMARY KEY,
-            language TEXT,
-            auto_mode INTEGER
-        );
-        """
-    )
-
-
-def _v2(db: sqlite3.Connection) -> None:
-    # Purges and /oom-stats filter by time and guild.
-    db.executescript(
-        """
-        CREATE INDEX answered_created ON answered (created);
-        CREATE INDEX cases_created ON cases (created);
-        CREATE INDEX diagnosis_rules_guild ON diagnosis_rules (guild_id, rule_id);
-        """
-    )
-
+# Purges and /oom-stats filter by time and guild.
+_V2: Migration = (
+    "CREATE INDEX answered_created ON answered (created)",
+    "CREATE INDEX cases_created ON cases (created)",
+    "CREATE INDEX diagnosis_rules_guild ON diagnosis_rules (guild_id, rule_id)",
+)
 
 # Ordered; step i brings the schema from version i to i + 1. Never edit a released step: append one.
-MIGRATIONS: tuple[Migration, ...] = (_v1, _v2)
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
 
 
 @dataclass(frozen=True)
@@ -156,7 +149,8 @@ class Store:
             # Each step and its version bump commit together, so a crash never leaves a half-step.
             self._db.execute("BEGIN")
             try:
-                migrations[number](self._db)
+                for statement in migrations[number]:
+                    self._db.execute(statement)
                 self._db.execute("UPDATE schema_version SET version = ?", (number + 1,))
                 self._db.execute("COMMIT")
             except BaseException:

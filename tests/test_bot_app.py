@@ -1,0 +1,277 @@
+"""The adapter's event handling with plain objects and the fake engine (no network, no gateway)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+import pytest
+
+from bot import listeners
+from bot.app import OomBot, create_bot
+from bot.inputs import Gathered, SourcedText
+from bot.request import Request
+from bot.settings import BotSettings
+from bot.store import GuildSettings
+from tests.test_bot_fakes import FakeEngine
+
+CONFIG = "job: extension\nconfig:\n  process:\n    - train:\n        batch_size: 4\n"
+LOG = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+SECRET = "hf_abcdefghijklmnopqrstuvwxyz0123"
+BOT_ID = 42
+HELP = 10
+GENERAL = 11
+_ids = itertools.count(1000)
+
+
+@dataclass
+class User:
+    id: int
+    bot: bool = False
+
+
+@dataclass
+class Channel:
+    id: int
+    parent_id: int | None = None
+
+
+@dataclass
+class Sent:
+    id: int
+    content: str | None
+    kwargs: dict[str, Any]
+
+
+@dataclass
+class Message:
+    content: str
+    author: User
+    channel: Channel
+    id: int = field(default_factory=lambda: next(_ids))
+    guild: Any = field(default_factory=lambda: SimpleNamespace(id=1))
+    attachments: list[Any] = field(default_factory=list)
+    reference: Any = None
+    type: discord.MessageType = discord.MessageType.default
+    outbox: list[Sent] = field(default_factory=list)
+
+    @property
+    def raw_mentions(self) -> list[int]:
+        return [BOT_ID] if f"<@{BOT_ID}>" in self.content else []
+
+    async def reply(self, content: str | None = None, **kwargs: Any) -> Sent:
+        await asyncio.sleep(0)  # let a concurrent event run, as the real HTTP call would
+        sent = Sent(next(_ids), content if content is not None else kwargs.get("content"), kwargs)
+        self.outbox.append(sent)
+        return sent
+
+
+def settings(tmp_path: Path, **overrides: Any) -> BotSettings:
+    values: dict[str, Any] = {
+        "DISCORD_TOKEN": "t",
+        "help_channel_ids": [HELP],
+        "forum_channel_ids": [20],
+        "user_cooldown_seconds": 0,
+        "database_path": tmp_path / "bot.sqlite3",
+        "default_language": "en",
+    }
+    values.update(overrides)
+    return BotSettings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+@pytest.fixture(autouse=True)
+def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(OomBot, "user", property(lambda self: User(BOT_ID, bot=True)))
+
+
+async def make_bot(tmp_path: Path, engine: FakeEngine | None = None, **overrides: Any) -> OomBot:
+    bot = OomBot(settings(tmp_path, **overrides), engine or FakeEngine())
+    await bot.open_store()
+    return bot
+
+
+@pytest.fixture
+async def bot(tmp_path: Path) -> AsyncIterator[OomBot]:
+    instance = await make_bot(tmp_path)
+    yield instance
+    await instance.close()
+
+
+async def test_factory_sets_intents_mentions_and_passes_client_options(tmp_path: Path) -> None:
+    client = create_bot(
+        settings(tmp_path), allowed_mentions=discord.AllowedMentions.all(), max_ratelimit_timeout=42
+    )
+    try:
+        intents = client.intents
+        assert intents.guilds and intents.guild_messages and intents.message_content
+        assert not intents.members and not intents.presences and not intents.dm_messages
+        assert client.allowed_mentions is not None and client.allowed_mentions.to_dict() == {"parse": []}
+        assert client.http.max_ratelimit_timeout == 42
+        names = {c.name for c in client.tree.get_commands()}
+        assert {"oom-check", "oom-explain", "oom-rules", "oom-config", "oom-stats"} <= names
+        menus = client.tree.get_commands(type=discord.AppCommandType.message)
+        assert [m.name for m in menus] == ["OOM check"]
+    finally:
+        await client.close()
+
+
+async def test_auto_mode_answers_a_config_once_even_when_two_events_race(bot: OomBot) -> None:
+    message = Message(CONFIG, User(7), Channel(HELP))
+    await asyncio.gather(listeners.on_message(bot, message), listeners.answer(bot, message))  # type: ignore[arg-type]
+    assert len(message.outbox) == 1
+    sent = message.outbox[0]
+    assert sent.content == "[en] step 1: gc_off"
+    assert sent.kwargs["allowed_mentions"].to_dict() == {"parse": []}
+    assert sent.kwargs["mention_author"] is False
+    await listeners.on_message(bot, message)  # a RESUME replay
+    assert len(message.outbox) == 1
+
+
+async def test_no_second_answer_after_a_restart(tmp_path: Path) -> None:
+    message = Message(LOG, User(7), Channel(HELP))
+    first = await make_bot(tmp_path)
+    await listeners.on_message(first, message)  # type: ignore[arg-type]
+    await first.close()
+    second = await make_bot(tmp_path)
+    await listeners.on_message(second, message)  # type: ignore[arg-type]
+    await second.close()
+    assert len(message.outbox) == 1
+
+
+async def test_chat_and_other_channels_get_no_auto_answer(bot: OomBot) -> None:
+    chat = Message("does anyone know a good LoRA rank?", User(7), Channel(HELP))
+    elsewhere = Message(CONFIG, User(7), Channel(GENERAL))
+    own = Message(CONFIG, User(BOT_ID, bot=True), Channel(HELP))
+    for message in (chat, elsewhere, own):
+        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        assert message.outbox == []
+
+
+async def test_forum_posts_and_help_threads_are_in_scope(bot: OomBot) -> None:
+    post = Message(LOG, User(7), Channel(500, parent_id=20))
+    thread_message = Message(LOG, User(8), Channel(501, parent_id=HELP))
+    for message in (post, thread_message):
+        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        assert len(message.outbox) == 1
+
+
+async def test_a_mention_is_answered_anywhere_and_reads_the_replied_message(bot: OomBot) -> None:
+    engine = bot.engine
+    assert isinstance(engine, FakeEngine)
+    original = Message(LOG, User(8), Channel(GENERAL))
+    ask = Message(f"<@{BOT_ID}> what is wrong?", User(7), Channel(GENERAL))
+    ask.reference = SimpleNamespace(message_id=original.id, resolved=original)
+    await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+    assert len(ask.outbox) == 1
+    assert engine.diagnosed[-1] == [LOG, "what is wrong?"]
+
+
+async def test_a_bare_mention_says_what_to_send(bot: OomBot) -> None:
+    ask = Message(f"<@{BOT_ID}>", User(7), Channel(GENERAL))
+    await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+    assert [s.content for s in ask.outbox] == ["en:bot.nothing_to_check"]
+    await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+    assert len(ask.outbox) == 1
+
+
+async def test_moderators_can_turn_auto_mode_off_for_their_server(bot: OomBot) -> None:
+    await bot.db(bot.store.set_guild_settings, 1, GuildSettings(auto_mode=False))
+    message = Message(CONFIG, User(7), Channel(HELP))
+    await listeners.on_message(bot, message)  # type: ignore[arg-type]
+    assert message.outbox == []
+    mention = Message(f"<@{BOT_ID}> {CONFIG}", User(7), Channel(HELP))
+    await listeners.on_message(bot, mention)  # type: ignore[arg-type]
+    assert len(mention.outbox) == 1
+
+
+async def test_user_cooldown_and_channel_budget(tmp_path: Path) -> None:
+    bot = await make_bot(tmp_path, user_cooldown_seconds=60, channel_replies_per_minute=2)
+    try:
+        first = Message(CONFIG, User(7), Channel(HELP))
+        again = Message(LOG, User(7), Channel(HELP))
+        other = Message(LOG, User(8), Channel(HELP))
+        third = Message(LOG, User(9), Channel(HELP))
+        for message in (first, again, other, third):
+            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        assert [len(m.outbox) for m in (first, again, other, third)] == [1, 0, 1, 0]
+    finally:
+        await bot.close()
+
+
+async def test_only_scrubbed_text_reaches_the_database(bot: OomBot, tmp_path: Path) -> None:
+    request = Request(
+        gathered=Gathered((SourcedText("message", f"hf_token: {SECRET}\n{CONFIG}"),)),
+        guild_id=1,
+        channel_id=HELP,
+        author_id=7,
+        source_id=555,
+    )
+    prepared = await bot.prepare(request)
+    await bot.remember(prepared, 777)
+    case = await bot.db(bot.store.case, 777)
+    assert case is not None and "hf_REDACTED" in case.inputs[0][1]
+    answer = await bot.db(bot.store.answer_for, 555)
+    assert answer is not None and answer.reply_id == 777
+    await bot.close()
+    for path in tmp_path.iterdir():
+        assert SECRET.encode() not in path.read_bytes(), path.name
+
+
+class PartialTarget:
+    def __init__(self) -> None:
+        self.edits: list[dict[str, Any]] = []
+
+    def get_partial_message(self, reply_id: int) -> Any:
+        async def edit(**kwargs: Any) -> None:
+            self.edits.append({"reply_id": reply_id, **kwargs})
+
+        return SimpleNamespace(edit=edit)
+
+
+async def test_an_edit_within_the_window_updates_the_reply_in_place(
+    bot: OomBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = PartialTarget()
+    monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
+    message = Message(CONFIG, User(7), Channel(HELP))
+    await listeners.on_message(bot, message)  # type: ignore[arg-type]
+    reply_id = message.outbox[0].id
+
+    unfurl = SimpleNamespace(message_id=message.id, data={"embeds": []}, message=message)
+    await listeners.on_raw_message_edit(bot, unfurl)  # type: ignore[arg-type]
+    same = SimpleNamespace(message_id=message.id, data={"content": CONFIG}, message=message)
+    await listeners.on_raw_message_edit(bot, same)  # type: ignore[arg-type]
+    assert target.edits == []
+
+    message.content = CONFIG + LOG
+    edited = SimpleNamespace(message_id=message.id, data={"content": message.content}, message=message)
+    await listeners.on_raw_message_edit(bot, edited)  # type: ignore[arg-type]
+    assert len(target.edits) == 1
+    assert target.edits[0]["reply_id"] == reply_id
+    assert target.edits[0]["content"] == "[en] step 1: gc_off,batch_too_large"
+    assert target.edits[0]["allowed_mentions"].to_dict() == {"parse": []}
+    assert len(message.outbox) == 1  # edited, not answered again
+
+
+async def test_an_edit_after_the_window_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = await make_bot(tmp_path, edit_window_minutes=15)
+    try:
+        target = PartialTarget()
+        monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
+        message = Message(CONFIG, User(7), Channel(HELP))
+        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        monkeypatch.setattr("bot.listeners.time.time", lambda: 4_000_000_000.0)
+        message.content = LOG
+        payload = SimpleNamespace(message_id=message.id, data={"content": LOG}, message=message)
+        await listeners.on_raw_message_edit(bot, payload)  # type: ignore[arg-type]
+        assert target.edits == []
+    finally:
+        await bot.close()

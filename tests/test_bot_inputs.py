@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from bot.engine import InputKinds
+from bot.inputs import (
+    Candidate,
+    SourcedText,
+    decode_text,
+    gather_message,
+    inputs_hash,
+    is_text_attachment,
+    merge,
+    parse_message_ref,
+    select_from_history,
+    strip_mentions,
+)
+
+CONFIG = InputKinds(config=True, log=False)
+LOG = InputKinds(config=False, log=True)
+BOTH = InputKinds(config=True, log=True)
+CHAT = InputKinds(config=False, log=False)
+
+
+def cand(mid: int, author: int, kinds: InputKinds) -> Candidate:
+    return Candidate(mid, author, (SourcedText("message", f"m{mid}"),), kinds)
+
+
+@pytest.mark.parametrize(
+    ("name", "content_type", "ok"),
+    [
+        ("config.yaml", None, True),
+        ("CONFIG.YML", None, True),
+        ("job.json", "application/json", True),
+        ("log.txt", None, True),
+        ("train.LOG", None, True),
+        ("paste", "text/plain; charset=utf-8", True),
+        ("screenshot.png", "image/png", False),
+        ("model.safetensors", None, False),
+        ("archive.yaml.zip", "application/zip", False),
+    ],
+)
+def test_text_attachments(name: str, content_type: str | None, ok: bool) -> None:
+    assert is_text_attachment(name, content_type) is ok
+
+
+def test_strip_mentions_both_forms() -> None:
+    assert strip_mentions("<@42> check <@!42> this", 42) == "check  this"
+    assert strip_mentions("<@43> hi", 42) == "<@43> hi"
+
+
+def test_parse_message_links_and_ids() -> None:
+    ref = parse_message_ref("https://discord.com/channels/1/222222222222222222/333333333333333333")
+    assert ref is not None and (ref.channel_id, ref.message_id) == (222222222222222222, 333333333333333333)
+    ref = parse_message_ref(" <https://ptb.discordapp.com/channels/1/22/33> ")
+    assert ref is not None and (ref.channel_id, ref.message_id) == (22, 33)
+    ref = parse_message_ref("333333333333333333")
+    assert ref is not None and (ref.channel_id, ref.message_id) == (None, 333333333333333333)
+    assert parse_message_ref("not a link") is None
+    assert parse_message_ref("12") is None
+    assert parse_message_ref("https://example.com/channels/1/2/3") is None
+
+
+def test_decode_text_handles_bom_and_bad_bytes() -> None:
+    assert decode_text("\ufefftrain: 1".encode()) == "train: 1"
+    assert decode_text("CUDA out of memory".encode("utf-16")) == "CUDA out of memory"
+    assert decode_text(b"ok \xff\xff") == "ok \ufffd\ufffd"
+
+
+def test_inputs_hash_depends_on_text_and_source() -> None:
+    a = (SourcedText("message", "x"),)
+    assert inputs_hash(a) == inputs_hash((SourcedText("message", "x"),))
+    assert inputs_hash(a) != inputs_hash((SourcedText("message", "y"),))
+    assert inputs_hash(a) != inputs_hash((SourcedText("log.txt", "x"),))
+
+
+def test_history_merges_latest_config_and_log_of_one_author() -> None:
+    newest_first = [
+        cand(9, 2, CHAT),
+        cand(8, 1, LOG),
+        cand(7, 2, CONFIG),  # another author's config: not theirs
+        cand(6, 1, CONFIG),
+        cand(5, 1, CONFIG),  # older config of the same author: the newer one wins
+        cand(4, 1, LOG),
+    ]
+    chosen = select_from_history(newest_first, author_id=None)
+    assert [c.message_id for c in chosen] == [6, 8]
+
+
+def test_history_one_message_with_both() -> None:
+    chosen = select_from_history([cand(3, 1, BOTH), cand(2, 1, LOG)], author_id=None)
+    assert [c.message_id for c in chosen] == [3]
+
+
+def test_history_restricted_to_the_member() -> None:
+    newest_first = [cand(5, 2, LOG), cand(4, 1, CONFIG), cand(3, 2, CONFIG)]
+    assert [c.message_id for c in select_from_history(newest_first, author_id=1)] == [4]
+    assert [c.message_id for c in select_from_history(newest_first, author_id=2)] == [3, 5]
+    assert select_from_history(newest_first, author_id=3) == []
+
+
+def test_history_without_config_or_log() -> None:
+    assert select_from_history([cand(1, 1, CHAT)], author_id=None) == []
+    assert select_from_history([], author_id=None) == []
+
+
+@dataclass
+class FakeAttachment:
+    filename: str
+    data: bytes
+    content_type: str | None = None
+    reads: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    async def read(self) -> bytes:
+        self.reads += 1
+        return self.data
+
+
+@dataclass
+class FakeMessage:
+    content: str
+    attachments: list[FakeAttachment] = field(default_factory=list)
+
+
+async def test_gather_message_reads_text_attachments_only() -> None:
+    big = FakeAttachment("huge.log", b"x" * 5000)
+    image = FakeAttachment("shot.png", b"\x89PNG", "image/png")
+    config = FakeAttachment("config.yaml", b"train:\n  batch_size: 1\n")
+    message = FakeMessage("<@42> please check", [config, image, big])
+    gathered = await gather_message(message, cap=4096, bot_user_id=42)  # type: ignore[arg-type]
+    assert gathered.inputs == (
+        SourcedText("message", "please check"),
+        SourcedText("config.yaml", "train:\n  batch_size: 1\n"),
+    )
+    assert [(f.name, f.reason) for f in gathered.ignored] == [("shot.png", "type"), ("huge.log", "size")]
+    assert image.reads == 0 and big.reads == 0  # never downloaded
+
+
+async def test_gather_message_mention_only_has_no_input() -> None:
+    gathered = await gather_message(FakeMessage("<@42>"), cap=100, bot_user_id=42)  # type: ignore[arg-type]
+    assert gathered.inputs == ()
+
+
+def test_merge_keeps_order() -> None:
+    from bot.inputs import Gathered, IgnoredFile
+
+    a = Gathered((SourcedText("a", "1"),), (IgnoredFile("x.png", "type"),))
+    b = Gathered((SourcedText("b", "2"),))
+    merged = merge(a, b)
+    assert [i.source for i in merged.inputs] == ["a", "b"]
+    assert merged.ignored == a.ignored

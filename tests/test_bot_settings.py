@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bot.heartbeat import heartbeat_age, write_heartbeat
+from bot.settings import BotSettings
+from oomcheck.botcmd import check_lines, health_line, invalid_lines, run_bot
+
+ENV_NAMES = (
+    "DISCORD_TOKEN",
+    "OOMCHECK_DISCORD_TOKEN",
+    "OOMCHECK_GUILD_IDS",
+    "OOMCHECK_HELP_CHANNEL_IDS",
+    "OOMCHECK_DEFAULT_LANGUAGE",
+    "OOMCHECK_HISTORY_DEPTH",
+    "OOMCHECK_DATABASE_PATH",
+    "OOMCHECK_HEARTBEAT_PATH",
+    "OOMCHECK_LANG",
+    "LANG",
+    "LC_ALL",
+    "LC_MESSAGES",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no stray .env from the working directory
+
+
+def say(key: str, lang: str, **params: object) -> str:
+    return f"{lang}:{key}:" + ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+def test_environment_is_read_with_prefix_and_token_alias(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "secret-token")
+    monkeypatch.setenv("OOMCHECK_GUILD_IDS", "111, 222 333")
+    monkeypatch.setenv("OOMCHECK_HELP_CHANNEL_IDS", "[444]")
+    monkeypatch.setenv("OOMCHECK_HISTORY_DEPTH", "10")
+    settings = BotSettings()
+    assert settings.token is not None and settings.token.get_secret_value() == "secret-token"
+    assert "secret-token" not in repr(settings)
+    assert settings.guild_ids == [111, 222, 333]
+    assert settings.help_channel_ids == [444]
+    assert settings.history_depth == 10
+    assert (settings.edit_window_minutes, settings.retention_days) == (15.0, 14.0)
+
+
+def test_dotenv_file_is_read(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text(
+        "DISCORD_TOKEN=from-file\nOOMCHECK_DEFAULT_LANGUAGE=en\n", encoding="utf-8"
+    )
+    settings = BotSettings()
+    assert settings.token is not None and settings.token.get_secret_value() == "from-file"
+    assert settings.default_language == "en"
+
+
+def test_defaults_without_anything() -> None:
+    settings = BotSettings()
+    assert settings.token is None
+    assert settings.history_depth == 25
+    assert settings.auto_mode is True
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_blank_token_counts_as_missing(monkeypatch: pytest.MonkeyPatch, blank: str) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", blank)
+    assert BotSettings().token is None
+
+
+def test_invalid_values_are_named_by_their_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OOMCHECK_GUILD_IDS", "12, abc")
+    monkeypatch.setenv("OOMCHECK_HISTORY_DEPTH", "0")
+    with pytest.raises(ValidationError) as info:
+        BotSettings()
+    lines = invalid_lines(info.value, "en", say)
+    assert lines[0] == "en:check_config.invalid_header:"
+    text = "\n".join(lines)
+    assert "name=OOMCHECK_GUILD_IDS" in text
+    assert "name=OOMCHECK_HISTORY_DEPTH" in text
+    assert "abc" not in text.split("problem=")[0]  # the value itself is not echoed as a name
+
+
+def test_check_lines_missing_token(tmp_path: Path) -> None:
+    settings = BotSettings(database_path=tmp_path / "db.sqlite3")
+    lines, ok = check_lines(settings, say)
+    assert not ok
+    assert lines[0] == "ja:check_config.missing_token:"
+    assert not any("check_config.ok" in line for line in lines)
+
+
+def test_check_lines_ok_reports_what_is_configured(tmp_path: Path) -> None:
+    settings = BotSettings(
+        DISCORD_TOKEN="t",
+        guild_ids=[1, 2],
+        help_channel_ids=[3],
+        default_language="en",
+        database_path=tmp_path / "new" / "db.sqlite3",
+    )
+    lines, ok = check_lines(settings, say)
+    assert ok
+    assert "en:check_config.guilds:count=2" in lines
+    assert "en:check_config.channels:forums=0,help=1" in lines
+    assert lines[-1] == "en:check_config.ok:"
+
+
+def test_check_lines_warns_when_auto_mode_has_no_channel(tmp_path: Path) -> None:
+    settings = BotSettings(DISCORD_TOKEN="t", database_path=tmp_path / "db.sqlite3")
+    lines, ok = check_lines(settings, say)
+    assert ok
+    assert "ja:check_config.guilds_global:" in lines
+    assert "ja:check_config.no_channels:" in lines
+
+
+def test_health_line(tmp_path: Path) -> None:
+    beat = tmp_path / "beat"
+    settings = BotSettings(heartbeat_path=beat, heartbeat_interval_seconds=10, default_language="en")
+    line, healthy = health_line(settings, say, now=1000.0)
+    assert not healthy and line.startswith("en:health.missing:")
+    write_heartbeat(beat, now=990.0)
+    assert heartbeat_age(beat, now=1000.0) == pytest.approx(10.0)
+    assert health_line(settings, say, now=1000.0) == ("en:health.ok:age=10", True)
+    assert health_line(settings, say, now=1031.0)[1] is False
+
+
+def test_corrupt_heartbeat_is_unhealthy(tmp_path: Path) -> None:
+    beat = tmp_path / "beat"
+    beat.write_text("not a number", encoding="ascii")
+    assert heartbeat_age(beat) is None
+
+
+def test_run_bot_check_config_without_token_exits_2_with_a_sentence() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert run_bot(check_config=True, out=out, err=err) == 2
+    assert "DISCORD_TOKEN" in err.getvalue()
+    assert "Traceback" not in err.getvalue()
+
+
+def test_run_bot_without_token_does_not_try_to_connect() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert run_bot(check_config=False, out=out, err=err) == 2
+    assert "DISCORD_TOKEN" in err.getvalue()
+
+
+def test_run_bot_check_config_ok_never_prints_the_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "very-secret-token-value")
+    monkeypatch.setenv("OOMCHECK_DEFAULT_LANGUAGE", "en")
+    out, err = io.StringIO(), io.StringIO()
+    assert run_bot(check_config=True, out=out, err=err) == 0
+    assert "very-secret-token-value" not in out.getvalue() + err.getvalue()
+    assert out.getvalue().strip()
+
+
+def test_run_bot_invalid_setting_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OOMCHECK_HISTORY_DEPTH", "many")
+    out, err = io.StringIO(), io.StringIO()
+    assert run_bot(check_config=True, out=out, err=err) == 2
+    assert "OOMCHECK_HISTORY_DEPTH" in err.getvalue()
+
+
+def test_run_bot_health_exit_codes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    beat = tmp_path / "beat"
+    monkeypatch.setenv("OOMCHECK_HEARTBEAT_PATH", str(beat))
+    out, err = io.StringIO(), io.StringIO()
+    assert run_bot(check_config=False, out=out, err=err, health=True) == 1
+    write_heartbeat(beat)
+    assert run_bot(check_config=False, out=out, err=err, health=True) == 0
