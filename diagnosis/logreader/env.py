@@ -58,7 +58,7 @@ class Environment:
             self.os_votes["windows"] += 1
         if "Out of memory: Killed process" in line or "oom-killer" in line:
             self.os_votes["linux"] += 1
-        if self.torch_version is None and "torch" in line:
+        if self.torch_version is None and ("torch" in line or "Torch" in line):
             version = _TORCH_VERSION.search(line)
             if version is not None:
                 self.torch_version = version.group(1)

@@ -30,6 +30,10 @@ def strip_ansi(text: str) -> str:
 
 def segments(text: str, max_line_chars: int) -> Iterator[Segment]:
     """Every logical line of `text`, in order."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\x00" in text:
+        text = text.replace("\x00", "")  # UTF-16 read as bytes; decode removes these, but be safe
     for number, raw in enumerate(text.split("\n"), start=1):
         line = strip_ansi(raw[: max_line_chars * 2]) if "\x1b" in raw else raw
         cut = len(line) > max_line_chars or len(raw) > max_line_chars * 2

@@ -23,7 +23,7 @@ _OLD_DEVICE = re.compile(r"\(GPU (\d{1,3});")
 _OLD_TOTAL = re.compile(_S + r" total capacity;")
 _OLD_ALLOCATED = re.compile(_S + r" already allocated;")
 _OLD_FREE = re.compile(_S + r" free;")
-_OLD_RESERVED = re.compile(_S + r" (?:reserved in total by PyTorch|cached)\)")
+_OLD_RESERVED = re.compile(_S + r" (reserved in total by PyTorch|cached)\)")
 _OTHER_PROCESS = re.compile(r"Process (\d{1,10}) has " + _S + r" memory in use")
 _THIS_PROCESS = re.compile(r"this process has " + _S + r" memory in use")
 _ALLOCATED = re.compile(r"Of the allocated memory " + _S + r" is allocated by PyTorch")
@@ -53,13 +53,15 @@ _EXIT_137 = re.compile(r"(?:exit(?:ed with)? (?:code|status)|returncode|return c
 
 # An exception class opening a line: "torch.OutOfMemoryError: ", "RuntimeError: ".
 _EXCEPTION_PREFIX = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception): ?")
-_MEMORY_ERROR = re.compile(r"^\s{0,8}(?:builtins\.)?MemoryError\s*(?::|$)")
+# Python's MemoryError and its subclasses ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate").
+_MEMORY_ERROR = re.compile(r"^\s{0,8}(?:[A-Za-z_][\w.]{0,200})?(?<!OutOf)MemoryError\s{0,4}(?::|$)")
 
 # The screen: a line without any of these cannot be an OOM line.
 _SCREEN = (
     "emory",
     "Kill",
     "KILL",
+    "oom-kill",
     "OOM",
     "STATUS_",
     "1455",
@@ -71,6 +73,8 @@ _SCREEN = (
     "-9",
     "shared memory",
     "unable to write to file",
+    "Allocation on device",
+    "batch size found",
 )
 
 _BNB = re.compile(r"Error out of memory at line \d{1,9} in file ")
@@ -123,10 +127,15 @@ def _caching_allocator(line: str, kind: OomKind) -> ParsedOom:
         event.total_bytes = _size(_OLD_TOTAL.search(line))
         event.allocated_bytes = _size(_OLD_ALLOCATED.search(line))
         event.free_bytes = _size(_OLD_FREE.search(line))
-        reserved = _size(_OLD_RESERVED.search(line))
-        # Old messages give the total reserved; the modern field is the reserved part not allocated.
-        if reserved is not None and event.allocated_bytes is not None and reserved >= event.allocated_bytes:
-            event.reserved_unallocated_bytes = reserved - event.allocated_bytes
+        reserved = _OLD_RESERVED.search(line)
+        if reserved is not None and reserved.group(3) == "cached":
+            # 1.0-era "cached" is what the allocator holds beyond the allocated memory.
+            event.reserved_unallocated_bytes = _size(reserved)
+        elif reserved is not None and event.allocated_bytes is not None:
+            # Later "reserved in total" includes the allocated memory; the modern field excludes it.
+            total_reserved = _size(reserved)
+            if total_reserved is not None and total_reserved >= event.allocated_bytes:
+                event.reserved_unallocated_bytes = total_reserved - event.allocated_bytes
     # "this process has" counts everything the process holds: what PyTorch reserved plus the CUDA
     # context and libraries; the difference is the non-PyTorch part.
     if (
@@ -148,6 +157,7 @@ def _host_killed(line: str) -> ParsedOom | None:
     if (
         stripped == "Killed"
         or "invoked oom-killer" in line
+        or line.startswith("oom-kill:")
         or "Job process exited unexpectedly" in line
         or ("Job process terminated with signal SIGKILL" in line)
         or "Signals.SIGKILL" in line
@@ -199,8 +209,12 @@ def parse_oom(line: str) -> ParsedOom | None:
             return ParsedOom(OomKind.BITSANDBYTES)
         if "out of shared memory" in line and "DataLoader worker" in line:
             return ParsedOom(OomKind.SHM)
-    if "Allocation on device" in line and "would exceed allowed memory" in line:
+    if ("Allocation on device" in line and "would exceed allowed memory" in line) or head.startswith(
+        "Allocation on device"
+    ):
         return _async_head(line)
+    if "node running low on memory" in line:
+        return ParsedOom(OomKind.HOST_KILLED)  # Ray killed the task to save the host
     if "CUBLAS_STATUS_ALLOC_FAILED" in line:
         return ParsedOom(OomKind.CUBLAS)
     if "CUDNN_STATUS_ALLOC_FAILED" in line or "CUDNN_STATUS_NOT_SUPPORTED" in line:
@@ -225,6 +239,8 @@ def parse_oom(line: str) -> ParsedOom | None:
     killed = _host_killed(line)
     if killed is not None:
         return killed
+    if "No executable batch size found" in line:
+        return ParsedOom(OomKind.UNKNOWN)  # accelerate halved the batch on every OOM down to zero
     if ABORT_AFTER_CAUGHT in line:
         # AI Toolkit catches only the caching allocator's OutOfMemoryError in a step.
         return ParsedOom(OomKind.CUDA_ALLOC)
