@@ -566,3 +566,42 @@ def test_the_documented_compose_backup_copies_a_live_database(tmp_path: Path) ->
     with sqlite3.connect(tmp_path / "backup.sqlite3") as db:
         rows = db.execute("SELECT guild_id, language, auto_mode FROM guild_settings").fetchall()
     assert rows == [(7, "ja", 0)]
+
+
+# The unit sets MemoryDenyWriteExecute=yes. On Linux 6.3+ the same rule is one prctl away (PR_SET_MDWE,
+# kept across exec), so the engine and the bot's imports can be run under it here, where no systemd runs.
+_UNDER_MDWE = """
+import ctypes, mmap, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.prctl(65, 1, 0, 0, 0) != 0:  # PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN
+    sys.exit(77)
+try:
+    mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+except OSError:
+    pass
+else:
+    sys.exit(78)  # the rule is not in force: this run would prove nothing
+import bot.app, bot.heartbeat, bot.store, discord, aiohttp
+from bot.settings import BotSettings
+bot.app.create_bot(BotSettings(_env_file=None))
+from oomcheck.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_bot_and_engine_run_under_memory_deny_write_execute(tmp_path: Path) -> None:
+    assert _directives(UNIT)["MemoryDenyWriteExecute"] == ["yes"]
+    examples = ROOT / "examples"
+    argv = ["check", str(examples / "flux_lora_24gb_gc_off.yaml"), str(examples / "flux_lora_24gb_oom.log")]
+    result = subprocess.run(
+        [sys.executable, "-c", _UNDER_MDWE, *argv, "--lang", "ja"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    if result.returncode == 77:
+        pytest.skip("this kernel has no PR_SET_MDWE (Linux 6.3+)")
+    assert result.returncode in (0, 1), result.stderr[-3000:]
+    assert result.stdout.strip()
