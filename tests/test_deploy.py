@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -384,12 +385,97 @@ def test_bot_unit_runs_the_installed_bot_with_the_required_hardening() -> None:
 def test_health_check_watches_the_same_heartbeat_the_bot_writes() -> None:
     bot, health, timer = (_directives(path) for path in UNITS)
     assert "oomcheck-health.timer" in " ".join(bot["Wants"]).split()
-    assert timer["BindsTo"] == ["oomcheck.service"]
+    assert timer["OnUnitActiveSec"] == ["1min"]
     heartbeat = [value for value in bot["Environment"] if value.startswith("OOMCHECK_HEARTBEAT_PATH=")]
     assert health["Environment"] == heartbeat
     assert health["EnvironmentFile"] == bot["EnvironmentFile"]
     assert f"{INSTALLED_BINARY} bot --health ||" in health["ExecStart"][0]
     assert "restart oomcheck.service" in health["ExecStart"][0]
+    # The grace-period marker the health check looks at is the one the bot unit touches.
+    (marker,) = re.findall(r"\S+/started\b", bot["ExecStartPre"][0])
+    assert marker in health["ExecCondition"][1]
+
+
+@dataclass
+class HealthRun:
+    ran: bool  # False: an ExecCondition skipped the check
+    restarts: int
+
+
+def run_health_unit(
+    tmp_path: Path,
+    *,
+    heartbeat_age: float | None,
+    started_age: float,
+    oomcheck: Path | None = None,
+) -> HealthRun:
+    """Run oomcheck-health.service's ExecCondition= and ExecStart= lines as systemd would.
+
+    Specifiers and `$$` are expanded like systemd does; %t is a temporary directory; systemctl is a stub
+    that reports the bot active and records restarts; the settings file is .env.example with a made-up
+    token. `oomcheck` replaces the installed binary (None: stop after the conditions).
+    """
+    from bot.heartbeat import write_heartbeat
+
+    health = _directives(HEALTH_UNIT)
+    runtime = tmp_path / "run"
+    (runtime / "oomcheck").mkdir(parents=True)
+    restarts = tmp_path / "restarts"
+    systemctl = tmp_path / "systemctl"
+    systemctl.write_text(
+        f'#!/bin/sh\ncase "$*" in *restart*) echo "$*" >> {restarts};; esac\n', encoding="utf-8"
+    )
+    systemctl.chmod(0o755)
+
+    def expand(line: str) -> list[str]:
+        line = (
+            line.replace("$$", "$").replace("%t", str(runtime)).replace("/usr/bin/systemctl", str(systemctl))
+        )
+        return shlex.split(line.replace(INSTALLED_BINARY, str(oomcheck)))
+
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    # The only uncommented line of .env.example is the token.
+    env["DISCORD_TOKEN"] = "MTIz.example.not-a-real-token"
+    for assignment in health["Environment"]:
+        name, _, value = assignment.partition("=")
+        env[name] = value.replace("%t", str(runtime))
+    marker = runtime / "oomcheck" / "started"
+    marker.touch()
+    os.utime(marker, (time.time() - started_age,) * 2)
+    if heartbeat_age is not None:
+        write_heartbeat(Path(env["OOMCHECK_HEARTBEAT_PATH"]), now=time.time() - heartbeat_age)
+
+    def run(line: str) -> int:
+        result = subprocess.run(
+            expand(line), env=env, capture_output=True, text=True, timeout=60, check=False
+        )
+        assert "Traceback" not in result.stdout + result.stderr
+        return result.returncode
+
+    for condition in health["ExecCondition"]:
+        code = run(condition)
+        assert code < 255, "an ExecCondition exiting 255 marks the unit failed instead of skipping it"
+        if code != 0:
+            return HealthRun(ran=False, restarts=0)
+    if oomcheck is not None:
+        assert run(health["ExecStart"][0]) == 0
+    count = len(restarts.read_text(encoding="utf-8").splitlines()) if restarts.exists() else 0
+    return HealthRun(ran=True, restarts=count)
+
+
+def test_health_check_waits_while_a_fresh_bot_connects(tmp_path: Path) -> None:
+    assert run_health_unit(tmp_path, heartbeat_age=None, started_age=20) == HealthRun(ran=False, restarts=0)
+
+
+@pytest.mark.parametrize(
+    ("heartbeat_age", "started_age"),
+    [(None, 600.0), (5.0, 20.0), (5.0, 600.0), (10_000.0, 600.0)],
+    ids=["never beat after the grace period", "beating early", "beating", "stale"],
+)
+def test_health_check_runs_once_there_is_something_to_judge(
+    tmp_path: Path, heartbeat_age: float | None, started_age: float
+) -> None:
+    assert run_health_unit(tmp_path, heartbeat_age=heartbeat_age, started_age=started_age).ran
 
 
 @pytest.fixture(scope="module")
