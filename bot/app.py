@@ -7,10 +7,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 import math
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import discord
@@ -76,6 +80,7 @@ class OomBot(commands.Bot):
         self._store: Store | None = None
         self._inflight: set[int] = set()
         self._heartbeat_task: asyncio.Task[None] | None = None
+        self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
         bot_commands.register(self)
 
     # ------------------------------------------------------------------ lifecycle
@@ -117,13 +122,20 @@ class OomBot(commands.Bot):
                     log.warning("cannot write the heartbeat file: %s", exc.strerror)
             if time.time() - last_purge > 3600:
                 last_purge = time.time()
-                await self.db(self.store.purge, last_purge - self.settings.retention_days * 86400)
+                try:
+                    await self.db(self.store.purge, last_purge - self.settings.retention_days * 86400)
+                except sqlite3.Error as exc:
+                    log.warning("retention purge failed: %s", exc)
             await asyncio.sleep(self.settings.heartbeat_interval_seconds)
 
     async def close(self) -> None:
         if self._heartbeat_task is not None:
             self._heartbeat_task.cancel()
         await super().close()
+        self._engine_pool.shutdown(wait=False, cancel_futures=True)
+        # A stopped bot is not healthy: the next `--health` must not read an old beat as fresh.
+        with contextlib.suppress(OSError):
+            self.settings.heartbeat_path.unlink(missing_ok=True)
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -156,6 +168,14 @@ class OomBot(commands.Bot):
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
+
+    async def run_engine(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Engine work runs on its own small pool, so a pathological input can hold at most
+        `engine_workers` threads and never starves the store or the gateway; past the timeout the
+        event gives up (the thread finishes in the background) and the usual error path apologizes."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._engine_pool, functools.partial(fn, *args, **kwargs))
+        return await asyncio.wait_for(future, self.settings.diagnosis_timeout_seconds)
 
     def claim(self, message_id: int) -> bool:
         """Mark a message as being answered; False when another event is already on it."""
@@ -200,7 +220,7 @@ class OomBot(commands.Bot):
 
     async def diagnose(self, request: Request) -> Report:
         inputs = request.gathered.inputs
-        return await asyncio.to_thread(
+        return await self.run_engine(
             self.engine.diagnose,
             [i.text for i in inputs],
             locale=request.explicit_language,
@@ -216,7 +236,7 @@ class OomBot(commands.Bot):
             lang = self.engine.choose_language(
                 request.explicit_language, request.user_locale, guild_default, report.language
             )
-        reply = await asyncio.to_thread(self.engine.render, report, lang=lang, step=step)
+        reply = await self.run_engine(self.engine.render, report, lang=lang, step=step)
         notes = [*request.notes, *self.ignored_notes(request.gathered.ignored, lang)]
         labels = ButtonLabels(
             next_step=self.t("button.next_step", lang),

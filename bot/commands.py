@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Literal
 
 import discord
@@ -78,7 +77,7 @@ async def _history(bot: OomBot, channel: discord.abc.Messageable, author_id: int
             if gathered.inputs
         ]
 
-    chosen = select_from_history(await asyncio.to_thread(classify), author_id=author_id)
+    chosen = select_from_history(await bot.run_engine(classify), author_id=author_id)
     inputs = tuple(
         SourcedText(f"message {n}" if item.source == "message" else item.source, item.text)
         for n, candidate in enumerate(chosen, start=1)

@@ -1,8 +1,9 @@
 """The engine as the bot sees it: one small port, so the adapter holds no diagnosis logic.
 
 `EnginePort` is what the Discord code calls; `DiagnosisEngine` forwards every call to `diagnosis`.
-Diagnosis is CPU-bound (a megabyte log is parsed line by line), so the bot runs `diagnose` through
-`asyncio.to_thread`: the event loop keeps serving the gateway and other members meanwhile.
+Diagnosis is CPU-bound (a megabyte log is parsed line by line), so the bot runs the engine in a small
+thread pool of its own (`OomBot.run_engine`): the event loop keeps serving the gateway and other
+members meanwhile, and a slow input cannot starve the store's threads.
 """
 
 from __future__ import annotations

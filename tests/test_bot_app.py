@@ -275,3 +275,24 @@ async def test_an_edit_after_the_window_is_left_alone(
         assert target.edits == []
     finally:
         await bot.close()
+
+
+class SlowEngine(FakeEngine):
+    def diagnose(self, inputs: Any, **kwargs: Any) -> Any:
+        if any("slow" in text for text in inputs):
+            import time
+
+            time.sleep(0.3)
+        return super().diagnose(inputs, **kwargs)
+
+
+async def test_a_slow_diagnosis_times_out_and_the_message_can_be_retried(tmp_path: Path) -> None:
+    bot = await make_bot(tmp_path, SlowEngine(), diagnosis_timeout_seconds=0.05, engine_workers=1)
+    try:
+        message = Message("slow " + LOG, User(7), Channel(HELP))
+        with pytest.raises(TimeoutError):
+            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        assert message.outbox == []
+        assert bot.claim(message.id)  # released: a replay may try again
+    finally:
+        await bot.close()
