@@ -1,0 +1,711 @@
+"""Config piece → ConfigDoc: plain data plus a source map from key paths to text spans.
+
+YAML is read through PyYAML's *event* stream (libyaml when available), never through a constructor, and
+the plain data is built here. That keeps every decision about hostile input in one place:
+
+- aliases are shared, and each alias adds its anchor's size to a node budget (`max_yaml_nodes`), so an
+  alias bomb stops at the budget instead of exploding; a recursive alias becomes None;
+- nesting deeper than `max_yaml_depth` becomes None (the event loop is iterative, no recursion);
+- duplicate keys: the last one wins (like PyYAML); complex keys (a mapping or list as a key) are skipped;
+- tags are never constructed: `!!python/object…` and other unknown tags read as plain values;
+- plain scalars resolve like PyYAML's YAML 1.1 resolver plus AI Toolkit's own rule that `1e-4` (an
+  exponent without a dot) is a float; timestamps and sexagesimal numbers stay strings;
+- a non-string plain key (`1:`, `on:`) is kept as its source text, so key paths hold only str and int;
+- merge keys (`<<: *base`) are applied; merged keys get no source entry (they live elsewhere).
+
+JSON (the UI's `.job_config.json` and the process JSON a trainer echoes) is read by a small iterative
+scanner that records the same source map; strings are decoded by the stdlib's own scanner.
+
+A root that is not a mapping (a list, a scalar) gives a FRAGMENT whose `data` is that value and no
+error: `ConfigDoc.ok` is then False, and nothing downstream treats it as a config.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from _json import scanstring
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from diagnosis.config.keys import TRAINER_TYPES, looks_like_config
+from diagnosis.limits import DEFAULT_LIMITS, Limits
+from diagnosis.models import (
+    ConfigDoc,
+    ConfigError,
+    ConfigShape,
+    KeyPath,
+    Piece,
+    PieceKind,
+    SourceEntry,
+    Span,
+)
+
+_FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Documents of a multi-document stream that are looked at for the job.
+_MAX_DOCUMENTS = 16
+
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUES = frozenset({"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
+_FALSES = frozenset({"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
+_INT_DEC = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
+_INT_BIN = re.compile(r"[-+]?0b[01_]+")
+_INT_OCT = re.compile(r"[-+]?0[0-7_]+")
+_INT_HEX = re.compile(r"[-+]?0x[0-9a-fA-F_]+")
+_FLOAT = re.compile(
+    r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+"  # AI Toolkit's loader reads `1e-4` as a float
+    r"|[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?"
+)
+_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
+_NAN = re.compile(r"\.(?:nan|NaN|NAN)")
+_TAG = "tag:yaml.org,2002:"
+
+
+def _to_int(text: str) -> int | None:
+    digits = text.replace("_", "")
+    sign = -1 if digits.startswith("-") else 1
+    digits = digits.lstrip("+-")
+    try:
+        if digits.startswith("0b"):
+            return sign * int(digits[2:], 2)
+        if digits.startswith("0x"):
+            return sign * int(digits[2:], 16)
+        if len(digits) > 1 and digits.startswith("0"):
+            return sign * int(digits, 8)
+        return sign * int(digits)
+    except ValueError:  # empty after removing "_", or more digits than int() accepts
+        return None
+
+
+def _to_float(text: str) -> float | None:
+    if _INF.fullmatch(text):
+        return -math.inf if text.startswith("-") else math.inf
+    if _NAN.fullmatch(text):
+        return math.nan
+    try:
+        return float(text.replace("_", ""))
+    except ValueError:
+        return None
+
+
+def resolve_plain(text: str) -> Any:
+    """The value of a plain (unquoted) YAML scalar, as AI Toolkit's loader would read it."""
+    if text in _NULLS:
+        return None
+    if text in _TRUES:
+        return True
+    if text in _FALSES:
+        return False
+    first = text[0]
+    if first not in "-+0123456789.":
+        return text
+    if _INT_DEC.fullmatch(text) or _INT_BIN.fullmatch(text) or _INT_HEX.fullmatch(text):
+        number = _to_int(text)
+        return text if number is None else number
+    if _INT_OCT.fullmatch(text):
+        number = _to_int(text)
+        return text if number is None else number
+    if _FLOAT.fullmatch(text) or _INF.fullmatch(text) or _NAN.fullmatch(text):
+        real = _to_float(text)
+        return text if real is None else real
+    return text
+
+
+def _scalar_value(value: str, style: str | None, tag: str | None) -> Any:
+    plain = not style
+    if tag and tag.startswith(_TAG):
+        kind = tag[len(_TAG) :]
+        if kind == "str":
+            return value
+        resolved = resolve_plain(value) if value else None
+        wanted = {"int": int, "float": float, "bool": bool, "null": type(None)}.get(kind)
+        if wanted is float and isinstance(resolved, int) and not isinstance(resolved, bool):
+            return float(resolved)
+        if wanted is not None and isinstance(resolved, wanted):
+            return resolved
+        return resolve_plain(value) if plain else value
+    if tag == "!":  # the non-specific tag forces a string
+        return value
+    return resolve_plain(value) if plain else value
+
+
+# --------------------------------------------------------------------------------------------------
+# YAML
+
+
+def _span(start: Any, end: Any) -> Span:
+    return Span(start.line, start.column, end.line, end.column, start.index, end.index)
+
+
+@dataclass
+class _Frame:
+    container: dict[str, Any] | list[Any] | None  # None: the subtree is being skipped
+    path: KeyPath
+    start: Any  # the start mark
+    flow: bool
+    anchor: str | None
+    kind: str  # "mapping" or "sequence"
+    size: int = 1
+    key: str | None = None
+    key_span: Span | None = None
+    expecting_value: bool = False
+    skip_value: bool = False
+    merges: list[Any] = field(default_factory=list)
+    explicit: set[str] = field(default_factory=set)
+
+
+class _Stop(Exception):
+    """The node budget is spent: keep what was built so far."""
+
+
+class _YamlBuilder:
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.nodes = 0
+        self.hits: list[str] = []
+        self.source_map: dict[KeyPath, SourceEntry] = {}
+        self.stack: list[_Frame] = []
+        self.anchors: dict[str, tuple[Any, str, int]] = {}
+        self.open_anchors: set[str] = set()
+        self.root: Any = None
+        self.has_root = False
+
+    def _hit(self, name: str) -> None:
+        if name not in self.hits:
+            self.hits.append(name)
+
+    def _count(self, size: int) -> bool:
+        self.nodes += size
+        if self.nodes > self.limits.max_yaml_nodes:
+            self._hit("max_yaml_nodes")
+            raise _Stop
+        return True
+
+    def _slot(self) -> tuple[KeyPath | None, _Frame | None]:
+        """Where the next node goes: its path, or None when it is a key or is skipped."""
+        if not self.stack:
+            return (), None
+        top = self.stack[-1]
+        if top.container is None:
+            return None, top
+        if top.kind == "sequence":
+            assert isinstance(top.container, list)
+            return (*top.path, len(top.container)), top
+        if not top.expecting_value or top.skip_value or top.key is None:
+            return None, top
+        return (*top.path, top.key), top
+
+    def _place(self, value: Any, kind: str, span: Span, flow: bool, size: int, record: bool = True) -> None:
+        """Attach a finished scalar / alias (or register a finished collection) in its parent."""
+        path, top = self._slot()
+        if top is None:
+            if not self.has_root:
+                self.root, self.has_root = value, True
+                if record:
+                    self.source_map[()] = SourceEntry(None, span, kind, flow)
+            return
+        top.size += size
+        if top.container is None:
+            return
+        if top.kind == "mapping" and not top.expecting_value:
+            # This node is a key.
+            if kind == "scalar" and isinstance(value, tuple):
+                top.key, top.key_span = value[0], span
+                top.skip_value = False
+            else:
+                top.key, top.skip_value = None, True
+            top.expecting_value = True
+            return
+        if top.kind == "mapping":
+            top.expecting_value = False
+            if top.skip_value or top.key is None or path is None:
+                top.skip_value = False
+                return
+            container = top.container
+            assert isinstance(container, dict)
+            if top.key == "<<" and top.key_span is not None and kind != "scalar":
+                top.merges.append(value)
+            else:
+                container[top.key] = value
+                top.explicit.add(top.key)
+            if record:
+                self.source_map[path] = SourceEntry(top.key_span, span, kind, flow)
+            return
+        assert isinstance(top.container, list)
+        if path is not None:
+            top.container.append(value)
+            if record:
+                self.source_map[path] = SourceEntry(None, span, kind, flow)
+
+    def scalar(self, event: Any) -> None:
+        self._count(1)
+        span = _span(event.start_mark, event.end_mark)
+        flow = bool(self.stack) and self.stack[-1].flow
+        top = self.stack[-1] if self.stack else None
+        if (
+            top is not None
+            and top.kind == "mapping"
+            and not top.expecting_value
+            and top.container is not None
+        ):
+            # A key: keep non-string plain keys as their source text so paths hold str and int only.
+            value = _scalar_value(event.value, event.style, event.tag)
+            key = value if isinstance(value, str) else event.value
+            self._place((key,), "scalar", span, flow, 1)
+            return
+        value = _scalar_value(event.value, event.style, event.tag)
+        self._place(value, "scalar", span, flow, 1)
+        if event.anchor:
+            self.anchors[event.anchor] = (value, "scalar", 1)
+
+    def alias(self, event: Any) -> None:
+        span = _span(event.start_mark, event.end_mark)
+        flow = bool(self.stack) and self.stack[-1].flow
+        found = self.anchors.get(event.anchor) if event.anchor not in self.open_anchors else None
+        if found is None:
+            self._count(1)
+            self._place(None, "scalar", span, flow, 1)
+            return
+        value, kind, size = found
+        self._count(size)
+        top = self.stack[-1] if self.stack else None
+        if top is not None and top.kind == "mapping" and not top.expecting_value:
+            if kind == "scalar" and isinstance(value, str):
+                self._place((value,), "scalar", span, flow, 1)
+            else:
+                self._place(value, kind, span, flow, size)  # a complex key: skipped
+            return
+        self._place(value, kind, span, flow, size)
+
+    def start(self, event: Any, kind: str) -> None:
+        self._count(1)
+        path, top = self._slot()
+        container: dict[str, Any] | list[Any] | None
+        if path is None:
+            container = None  # a complex key or a skipped subtree
+        elif len(self.stack) >= self.limits.max_yaml_depth:
+            self._hit("max_yaml_depth")
+            container = None
+        else:
+            container = {} if kind == "mapping" else []
+        if container is not None and path is not None:
+            # Attach now so that a partial tree survives when the node budget runs out.
+            if top is None:
+                self.root, self.has_root = container, True
+            elif isinstance(top.container, dict) and top.key is not None:
+                top.container[top.key] = container
+                top.explicit.add(top.key)
+            elif isinstance(top.container, list):
+                top.container.append(container)
+        if event.anchor:
+            self.open_anchors.add(event.anchor)
+        flow = bool(event.flow_style) or (bool(self.stack) and self.stack[-1].flow)
+        self.stack.append(
+            _Frame(container, path if path is not None else (), event.start_mark, flow, event.anchor, kind)
+        )
+
+    def end(self, event: Any) -> None:
+        frame = self.stack.pop()
+        if frame.anchor:
+            self.open_anchors.discard(frame.anchor)
+        if isinstance(frame.container, dict):
+            for merged in frame.merges:
+                for source in merged if isinstance(merged, list) else [merged]:
+                    if isinstance(source, dict):
+                        for key, value in source.items():
+                            frame.container.setdefault(key, value)
+        if frame.anchor and frame.container is not None:
+            self.anchors[frame.anchor] = (frame.container, frame.kind, frame.size)
+        span = _span(frame.start, event.end_mark)
+        top = self.stack[-1] if self.stack else None
+        if frame.container is None:
+            # A skipped or too deep subtree reads as None (a skipped key is dropped by _place).
+            self._place(None, frame.kind, span, frame.flow, frame.size, record=False)
+            return
+        # The container is attached already; only record its entry and advance the parent.
+        if top is None:
+            self.source_map[()] = SourceEntry(None, span, frame.kind, frame.flow)
+            return
+        top.size += frame.size
+        if top.kind == "mapping":
+            if not top.expecting_value:
+                top.key, top.skip_value, top.expecting_value = None, True, True
+                return
+            top.expecting_value = False
+            if top.key is not None and not top.skip_value:
+                self.source_map[frame.path] = SourceEntry(top.key_span, span, frame.kind, frame.flow)
+            top.skip_value = False
+            return
+        self.source_map[frame.path] = SourceEntry(None, span, frame.kind, frame.flow)
+
+
+@dataclass
+class _Parsed:
+    data: Any = None
+    source_map: dict[KeyPath, SourceEntry] = field(default_factory=dict)
+    error: ConfigError | None = None
+    hits: list[str] = field(default_factory=list)
+
+
+def _line_text(text: str, line: int) -> str:
+    """Line `line` (0-based) of `text` without its newline, cut to a readable length."""
+    start = 0
+    for _ in range(line):
+        found = text.find("\n", start)
+        if found < 0:
+            return ""
+        start = found + 1
+    end = text.find("\n", start)
+    return text[start : end if end >= 0 else len(text)][:500]
+
+
+def _config_error(text: str, line: int, column: int, problem: str) -> ConfigError:
+    line_text = _line_text(text, line)
+    indent = line_text[: len(line_text) - len(line_text.lstrip(" \t"))]
+    tab = "\t" in indent and column <= len(indent)
+    return ConfigError(line=line + 1, column=column + 1, problem=problem, line_text=line_text, tab_indent=tab)
+
+
+def _yaml_error(text: str, exc: yaml.YAMLError) -> ConfigError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["invalid YAML"])[0]
+    line = mark.line if mark is not None else 0
+    column = mark.column if mark is not None else 0
+    if (
+        problem == "found character that cannot start any token"
+        and mark is not None
+        and mark.index < len(text)
+    ):
+        # libyaml leaves the character out; PyYAML's own wording names it, which is what users need
+        # to see (a tab, usually).
+        problem = f"found character {text[mark.index]!r} that cannot start any token"
+    return _config_error(text, line, column, str(problem))
+
+
+def _events(text: str) -> Iterator[Any]:
+    yield from yaml.parse(text, Loader=_FAST_LOADER)
+
+
+def _parse_yaml(text: str, limits: Limits) -> _Parsed:
+    first: _Parsed | None = None
+    builder = _YamlBuilder(limits)
+    documents = 0
+    events = _events(text)
+    try:
+        for event in events:
+            if isinstance(event, yaml.ScalarEvent):
+                builder.scalar(event)
+            elif isinstance(event, yaml.MappingStartEvent):
+                builder.start(event, "mapping")
+            elif isinstance(event, yaml.SequenceStartEvent):
+                builder.start(event, "sequence")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                builder.end(event)
+            elif isinstance(event, yaml.AliasEvent):
+                builder.alias(event)
+            elif isinstance(event, yaml.DocumentEndEvent):
+                documents += 1
+                parsed = _Parsed(builder.root, builder.source_map, None, builder.hits)
+                if looks_like_config(builder.root):
+                    return parsed
+                if first is None:
+                    first = parsed
+                if documents >= _MAX_DOCUMENTS:
+                    break
+                builder = _YamlBuilder(limits)
+    except _Stop:
+        return _Parsed(builder.root, builder.source_map, None, builder.hits)
+    except yaml.YAMLError as exc:
+        return _Parsed(None, {}, _yaml_error(text, exc), [])
+    except (UnicodeError, ValueError) as exc:
+        return _Parsed(None, {}, _config_error(text, 0, 0, str(exc)[:200]), [])
+    return first if first is not None else _Parsed()
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON
+
+_JSON_WS = re.compile(r"[ \t\n\r]*")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_JSON_CONSTANTS: dict[str, Any] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "NaN": math.nan,
+    "Infinity": math.inf,
+    "-Infinity": -math.inf,
+}
+
+
+class _JsonError(Exception):
+    def __init__(self, message: str, pos: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+
+
+class _Lines:
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def span(self, start: int, end: int) -> Span:
+        sl = bisect.bisect_right(self.starts, start) - 1
+        el = bisect.bisect_right(self.starts, end) - 1
+        return Span(sl, start - self.starts[sl], el, end - self.starts[el], start, end)
+
+
+@dataclass
+class _JFrame:
+    container: dict[str, Any] | list[Any] | None  # None: too deep, skipped
+    is_object: bool
+    path: KeyPath
+    start: int
+    key: str | None = None
+    key_span: tuple[int, int] | None = None
+    state: str = "first"  # first (just opened), key, value, comma
+
+
+class _JsonParser:
+    """An iterative JSON reader that records where every key and value is."""
+
+    def __init__(self, text: str, limits: Limits) -> None:
+        self.text = text
+        self.limits = limits
+        self.lines = _Lines(text)
+        self.source_map: dict[KeyPath, SourceEntry] = {}
+        self.hits: list[str] = []
+        self.stack: list[_JFrame] = []
+        self.root: Any = None
+        self.nodes = 0
+
+    def _ws(self, pos: int) -> int:
+        match = _JSON_WS.match(self.text, pos)
+        return match.end() if match else pos
+
+    def _attach(self, value: Any) -> KeyPath:
+        """Put a new value into the open container (or make it the root); return its path."""
+        if not self.stack:
+            self.root = value
+            return ()
+        top = self.stack[-1]
+        top.state = "comma"
+        if isinstance(top.container, dict):
+            assert top.key is not None
+            top.container[top.key] = value
+            return (*top.path, top.key)
+        if isinstance(top.container, list):
+            top.container.append(value)
+            return (*top.path, len(top.container) - 1)
+        return ()
+
+    def _record(self, path: KeyPath, parent: _JFrame | None, kind: str, start: int, end: int) -> None:
+        if parent is not None and parent.container is None:
+            return
+        key_span = None
+        if parent is not None and parent.is_object and parent.key_span is not None:
+            key_span = self.lines.span(*parent.key_span)
+        self.source_map[path] = SourceEntry(key_span, self.lines.span(start, end), kind, True)
+
+    def _scalar(self, pos: int) -> tuple[Any, int]:
+        text = self.text
+        if text[pos] == '"':
+            return scanstring(text, pos + 1, True)
+        for word, value in _JSON_CONSTANTS.items():
+            if text.startswith(word, pos):
+                return value, pos + len(word)
+        number = _JSON_NUMBER.match(text, pos)
+        if number is None:
+            raise _JsonError("Expecting value", pos)
+        raw = number.group(0)
+        return (float(raw) if number.group(1) or number.group(2) else int(raw)), number.end()
+
+    def _open(self, pos: int, is_object: bool) -> None:
+        parent = self.stack[-1] if self.stack else None
+        too_deep = len(self.stack) >= self.limits.max_yaml_depth
+        if too_deep and "max_yaml_depth" not in self.hits:
+            self.hits.append("max_yaml_depth")
+        skipped = too_deep or (parent is not None and parent.container is None)
+        container: dict[str, Any] | list[Any] | None = None if skipped else ({} if is_object else [])
+        path: KeyPath = ()
+        if parent is None or parent.container is not None:
+            path = self._attach(container)
+        else:
+            parent.state = "comma"
+        self.stack.append(_JFrame(container, is_object, path, pos))
+
+    def _close(self, pos: int) -> None:
+        frame = self.stack.pop()
+        parent = self.stack[-1] if self.stack else None
+        if frame.container is not None:
+            self._record(
+                frame.path, parent, "mapping" if frame.is_object else "sequence", frame.start, pos + 1
+            )
+
+    def parse(self) -> _Parsed:
+        text = self.text
+        size = len(text)
+        pos = self._ws(0)
+        if pos >= size:
+            return _Parsed()
+        while True:
+            top = self.stack[-1] if self.stack else None
+            if pos >= size:
+                raise _JsonError(
+                    "Expecting value" if top is None or top.state != "comma" else "Expecting ',' delimiter",
+                    pos,
+                )
+            char = text[pos]
+            if top is not None and top.state == "first":
+                if char == ("}" if top.is_object else "]"):
+                    self._close(pos)
+                    pos = self._ws(pos + 1)
+                    if not self.stack:
+                        break
+                    continue
+                top.state = "key" if top.is_object else "value"
+            if top is not None and top.state == "comma":
+                if char == ",":
+                    top.state = "key" if top.is_object else "value"
+                    pos = self._ws(pos + 1)
+                    continue
+                if char != ("}" if top.is_object else "]"):
+                    raise _JsonError("Expecting ',' delimiter", pos)
+                self._close(pos)
+                pos = self._ws(pos + 1)
+                if not self.stack:
+                    break
+                continue
+            if top is not None and top.state == "key":
+                if char != '"':
+                    raise _JsonError("Expecting property name enclosed in double quotes", pos)
+                key, end = scanstring(text, pos + 1, True)
+                top.key, top.key_span = key, (pos, end)
+                pos = self._ws(end)
+                if pos >= size or text[pos] != ":":
+                    raise _JsonError("Expecting ':' delimiter", pos)
+                top.state = "value"
+                pos = self._ws(pos + 1)
+                continue
+            # A value.
+            self.nodes += 1
+            if self.nodes > self.limits.max_yaml_nodes:
+                self.hits.append("max_yaml_nodes")
+                break
+            if char in "{[":
+                self._open(pos, char == "{")
+                pos = self._ws(pos + 1)
+                continue
+            value, end = self._scalar(pos)
+            if top is None or top.container is not None:
+                path = self._attach(value)
+                self._record(path, top, "scalar", pos, end)
+            else:
+                top.state = "comma"
+            pos = self._ws(end)
+            if not self.stack:
+                break
+        return _Parsed(self.root, self.source_map, None, self.hits)
+
+
+def _parse_json(text: str, limits: Limits) -> _Parsed:
+    parser = _JsonParser(text, limits)
+    try:
+        return parser.parse()
+    except _JsonError as exc:
+        at, message = exc.pos, exc.message
+    except ValueError as exc:  # from scanstring: an unterminated string, a bad escape or control character
+        at, message = getattr(exc, "pos", 0), getattr(exc, "msg", str(exc))
+    where = parser.lines.span(min(at, len(text)), min(at, len(text)))
+    return _Parsed(None, {}, _config_error(text, where.start_line, where.start_col, message), [])
+
+
+# --------------------------------------------------------------------------------------------------
+# Shape
+
+
+def _training_process(processes: list[Any]) -> int | None:
+    dicts = [i for i, p in enumerate(processes) if isinstance(p, dict)]
+    for i in dicts:
+        if processes[i].get("type") in TRAINER_TYPES:
+            return i
+    for i in dicts:
+        if "train" in processes[i]:
+            return i
+    return dicts[0] if dicts else None
+
+
+_PROCESS_SECTIONS = ("train", "model", "datasets", "network", "sample", "save")
+
+
+def shape_of(data: Any) -> tuple[ConfigShape, KeyPath]:
+    """The shape of a parsed root and the path to its training process (see the module docstring)."""
+    if not isinstance(data, dict):
+        return ConfigShape.FRAGMENT, ()
+    config = data.get("config")
+    processes = config.get("process") if isinstance(config, dict) else data.get("process")
+    if isinstance(processes, list):
+        index = _training_process(processes)
+        prefix: KeyPath = ("config", "process") if isinstance(config, dict) else ("process",)
+        return ConfigShape.FULL_JOB, (*prefix, index) if index is not None else ()
+    if isinstance(config, dict) or "job" in data:
+        return ConfigShape.FULL_JOB, ()
+    sections = sum(1 for key in _PROCESS_SECTIONS if key in data)
+    if sections >= 2 or (sections == 1 and ("type" in data or "training_folder" in data)):
+        return ConfigShape.PROCESS, ()
+    return ConfigShape.FRAGMENT, ()
+
+
+def _is_json(piece: Piece) -> bool:
+    return piece.kind == PieceKind.CONFIG_JSON
+
+
+def parse_text(text: str, fmt: str, limits: Limits = DEFAULT_LIMITS) -> _Parsed:
+    return _parse_json(text, limits) if fmt == "json" else _parse_yaml(text, limits)
+
+
+def parse_config(piece: Piece, limits: Limits = DEFAULT_LIMITS) -> ConfigDoc:
+    """Parse a config piece; never raises. Broken input gives `data=None` and a ConfigError."""
+    fmt = "json" if _is_json(piece) else "yaml"
+    text = piece.text
+    if len(text) > limits.max_config_bytes or len(text.encode("utf-8", "replace")) > limits.max_config_bytes:
+        return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, None, ["max_config_bytes"])
+    parsed = parse_text(text, fmt, limits)
+    if parsed.error is not None or parsed.data is None:
+        return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, parsed.error, parsed.hits)
+    shape, process_path = shape_of(parsed.data)
+    source_map = {path: entry for path, entry in parsed.source_map.items() if _exists(parsed.data, path)}
+    return ConfigDoc(piece, fmt, shape, parsed.data, process_path, source_map, None, list(parsed.hits))
+
+
+_MISSING = object()
+
+
+def get_path(data: Any, path: KeyPath) -> Any:
+    """The value at `path`, or `MISSING` when a step does not exist."""
+    node = data
+    for part in path:
+        if isinstance(part, int) and not isinstance(node, list):
+            return _MISSING
+        if isinstance(node, dict):
+            if part not in node:
+                return _MISSING
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int):
+            if not 0 <= part < len(node):
+                return _MISSING
+            node = node[part]
+        else:
+            return _MISSING
+    return node
+
+
+MISSING = _MISSING
+
+
+def _exists(data: Any, path: KeyPath) -> bool:
+    return get_path(data, path) is not _MISSING
