@@ -1,0 +1,117 @@
+"""Turn whatever the user gave us (bytes from an attachment or a pipe, or a str) into clean text.
+
+Pastes arrive as UTF-8, UTF-8 with a BOM, UTF-16 from PowerShell's `>` redirection (with or without a
+BOM), Shift-JIS from an old Japanese Notepad, or raw terminal captures full of `\\r` redraws. The result
+always uses `\\n` line breaks, has no NUL characters, and is at most `cap` UTF-8 bytes: a larger input
+keeps its end, because that is where the error is. Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+# How many leading bytes decide whether BOM-less bytes are UTF-16.
+_SNIFF_BYTES = 4096
+# Share of the sniffed 16-bit units that must carry a NUL on one side to call the bytes UTF-16.
+_UTF16_NUL_SHARE = 0.3
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_LINE_BREAKS = re.compile(r"\r\n?")
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """'utf-16-le' / 'utf-16-be' when ASCII-range text shows up as byte pairs with a NUL, else None."""
+    sample = data[:_SNIFF_BYTES]
+    units = len(sample) // 2
+    if units < 2:
+        return None
+    nul_odd = sample[1::2].count(0)
+    nul_even = sample[0::2].count(0)
+    if nul_odd >= units * _UTF16_NUL_SHARE and nul_even < units * 0.05:
+        return "utf-16-le"
+    if nul_even >= units * _UTF16_NUL_SHARE and nul_odd < units * 0.05:
+        return "utf-16-be"
+    return None
+
+
+def _encoding_of(data: bytes) -> tuple[str | None, int]:
+    """(codec, BOM length) for BOM-marked or NUL-patterned UTF-16 and BOM-marked UTF-8; None otherwise."""
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8", len(codecs.BOM_UTF8)
+    if data.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16-le", 2
+    if data.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16-be", 2
+    return _utf16_without_bom(data), 0
+
+
+def _decode_bytes(data: bytes, codec: str | None) -> str:
+    if codec is not None:
+        return data.decode(codec, "replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    # Not UTF-8: a Japanese Windows editor may have saved Shift-JIS. Accept that reading only when it
+    # decodes cleanly and yields kana, which random bytes practically never do.
+    try:
+        sjis = data.decode("cp932")
+    except UnicodeDecodeError:
+        sjis = ""
+    if _KANA.search(sjis):
+        return sjis
+    return data.decode("utf-8", "replace")
+
+
+def _clean(text: str) -> str:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if "\r" in text:
+        text = _LINE_BREAKS.sub("\n", text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates (from a str built by surrogateescape, or a broken clipboard) cannot be
+        # encoded or parsed; make them visible replacement characters.
+        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
+def _keep_end(text: str, cap: int) -> tuple[str, bool]:
+    """At most `cap` UTF-8 bytes from the end of `text`, starting at a line boundary when there is one."""
+    if len(text) <= cap // 4:
+        return text, False  # even all 4-byte characters would fit
+    encoded = text.encode("utf-8")
+    if len(encoded) <= cap:
+        return text, False
+    tail = encoded[len(encoded) - max(cap, 0) :]
+    newline = tail.find(b"\n")
+    if 0 <= newline < len(tail) - 1:
+        tail = tail[newline + 1 :]
+    # Without a newline the cut may split a character; drop the partial bytes.
+    return tail.decode("utf-8", "ignore"), True
+
+
+def decode_input(data: str | bytes, cap: int) -> tuple[str, bool]:
+    """Decode and normalise one input; return (text, truncated)."""
+    truncated = False
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw = bytes(data)
+        codec, bom = _encoding_of(raw)
+        start = bom
+        # Bound the work on a huge input before decoding: no character takes more than 4 bytes in
+        # UTF-8 or UTF-16, so the last 4*cap bytes hold everything that can survive the cap.
+        limit = 4 * max(cap, 0) + 4
+        if len(raw) - start > limit:
+            start = len(raw) - limit
+            if codec is not None and codec.startswith("utf-16") and (start - bom) % 2:
+                start += 1
+            truncated = True
+        text = _decode_bytes(raw[start:], codec)
+    else:
+        text = str(data)
+    text = _clean(text)
+    text, cut = _keep_end(text, cap)
+    return text, truncated or cut
