@@ -26,7 +26,7 @@ from diagnosis.config.edit import apply_text_edits, plan_edits_detailed
 from diagnosis.config.parse import MISSING, get_path, parse_config
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
-from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, Phase, Severity
+from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity
 
 _log = logging.getLogger(__name__)
 
@@ -67,7 +67,10 @@ def drop_ruled_out(findings: Sequence[Finding], facts: Facts) -> list[Finding]:
     o = _order()
     out: set[str] = set()
     gpu_failure = facts.fatal is not None and not facts.fatal.kind.on_host
-    if facts.phase in (Phase.MODEL_LOAD, Phase.QUANTIZE) and (facts.has_oom or facts.has_log):
+    # "CUDA error: out of memory" is reported asynchronously: its traceback may name the wrong phase.
+    phase_trusted = facts.oom_kind != OomKind.CUDA_ERROR.value
+    loading = facts.phase in (Phase.MODEL_LOAD, Phase.QUANTIZE)
+    if loading and phase_trusted and (facts.has_oom or facts.has_log):
         out |= o.ruled_out_load
     if (facts.host_oom is not None or facts.says_host_killed) and not gpu_failure:
         out |= o.ruled_out_host

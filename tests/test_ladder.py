@@ -77,6 +77,12 @@ def test_ruled_out_by_a_load_oom() -> None:
     assert [x.rule_id for x in kept] == ["no_low_vram", "gc_off"]
 
 
+def test_an_async_cuda_error_does_not_rule_out_by_its_traceback() -> None:
+    f = Facts(phase=Phase.MODEL_LOAD, has_oom=True, gpu_oom=True, oom_kind=OomKind.CUDA_ERROR.value)
+    kept = drop_ruled_out([finding("bucket_too_large"), finding("no_low_vram")], f)
+    assert [x.rule_id for x in kept] == ["bucket_too_large", "no_low_vram"]
+
+
 def test_ruled_out_by_the_host_running_out() -> None:
     f = Facts(phase=Phase.TRAINING_STEP, has_oom=True)
     f.host_oom = OomEvent(OomKind.HOST_KILLED, LogLine(1, "Killed"))

@@ -437,3 +437,17 @@ def test_secret_in_input() -> None:
 def test_every_rule_is_quiet_on_an_empty_case(rule_id: str) -> None:
     found = check(rule_id, Facts(vram_gib=24.0, vram_source="user"))
     assert found is None or rule_id == "input_incomplete"
+
+
+def test_bucket_fix_is_per_dataset() -> None:
+    f = facts()
+    f.datasets = [DatasetFacts(index=0, resolutions=[1536]), DatasetFacts(index=1, resolutions=[512, 2048])]
+    f.paths["datasets[1].resolution"] = ("datasets", 1, "resolution")
+    f.buckets, f.max_bucket = [512, 1536, 2048], 2048
+    found = check("bucket_too_large", f)
+    # A dataset with only too-large buckets keeps the largest the card holds, not another dataset's 512.
+    assert {e.path: e.value for e in found.edits} == {
+        ("datasets", 0, "resolution"): 1024,
+        ("datasets", 1, "resolution"): [512],
+    }
+    assert found.params["new_buckets"] == "512, 1024"

@@ -12,16 +12,21 @@ from diagnosis.rules.base import CACHING_PHASES, RuleSpec, ev, family, step_oom,
 _HIGH_RES = 1024
 
 
-def _edits(f: Facts, keep: list[int]) -> list[ConfigEdit]:
+def _kept(resolutions: list[int], over: bool, limit: int, largest: int) -> list[int]:
+    """A dataset's buckets after the fix: those the card holds (or all but the largest)."""
+    kept = [r for r in resolutions if (r <= limit if over else r < largest)]
+    return kept or [min(limit, largest)]
+
+
+def _edits(f: Facts, over: bool, limit: int, largest: int) -> list[ConfigEdit]:
     edits: list[ConfigEdit] = []
     for ds in f.datasets:
-        if f"datasets[{ds.index}].resolution" not in f.paths:
-            continue
-        kept = [r for r in ds.resolutions if r in keep] or [max(keep)]
-        if kept == ds.resolutions:
+        key = f"datasets[{ds.index}].resolution"
+        kept = _kept(ds.resolutions, over, limit, largest)
+        if key not in f.paths or kept == ds.resolutions:
             continue
         value: Any = kept if len(ds.resolutions) > 1 or len(kept) > 1 else kept[0]
-        edits.append(ConfigEdit(f.paths[f"datasets[{ds.index}].resolution"], value))
+        edits.append(ConfigEdit(f.paths[key], value))
     return edits
 
 
@@ -37,24 +42,23 @@ def check(f: Facts) -> Finding | None:
     after_step_oom = in_step and largest >= _HIGH_RES and len(buckets) >= 2
     if not (over or after_step_oom):
         return None
-    keep = [b for b in buckets if b <= limit] if over else [b for b in buckets if b < largest]
-    if not keep:
-        keep = [limit]
+    keep = sorted({r for ds in f.datasets for r in _kept(ds.resolutions, over, limit, largest)})
+    if not from_config:
+        keep = _kept(buckets, over, limit, largest)
     if over and (in_step or f.phase in CACHING_PHASES or (f.phase == Phase.UNKNOWN and f.gpu_oom)):
         severity = Severity.ERROR
     elif over:
         severity = Severity.WARNING
     else:
         severity = Severity.INFO
-    evidence = (
-        [f.evidence.get(f"datasets[{ds.index}].resolution") for ds in f.datasets] if from_config else []
-    )
-    if not from_config:
-        evidence.append(f.evidence.get("user_buckets"))
+    if from_config:
+        evidence = [f.evidence.get(f"datasets[{ds.index}].resolution") for ds in f.datasets]
+    else:
+        evidence = [f.evidence.get("user_buckets")]
     return SPEC.finding(
         evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
         params={"max_bucket": largest, "limit": limit, "new_buckets": ", ".join(str(b) for b in keep)},
-        edits=_edits(f, keep) if from_config else [],
+        edits=_edits(f, over, limit, largest) if from_config else [],
         severity=severity,
     )
 
