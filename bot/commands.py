@@ -93,6 +93,14 @@ async def _fetch_target(interaction: discord.Interaction, reference: str) -> dis
     channel: object = interaction.channel
     if ref.channel_id is not None and ref.channel_id != interaction.channel_id:
         channel = interaction.guild.get_channel_or_thread(ref.channel_id)
+        # The bot may read more than the member: never fetch from a channel they cannot see.
+        user = interaction.user
+        if not isinstance(channel, discord.abc.GuildChannel | discord.Thread) or not isinstance(
+            user, discord.Member
+        ):
+            return None
+        if not channel.permissions_for(user).read_message_history:
+            return None
     if not isinstance(channel, discord.abc.Messageable):
         return None
     try:

@@ -61,7 +61,10 @@ def is_text_attachment(filename: str, content_type: str | None) -> bool:
 
 
 def strip_mentions(content: str, user_id: int) -> str:
-    return content.replace(f"<@{user_id}>", "").replace(f"<@!{user_id}>", "").strip()
+    """Drop mentions of the bot (and one space after each); the rest keeps its layout (YAML indents)."""
+    for token in (f"<@{user_id}>", f"<@!{user_id}>"):
+        content = content.replace(token + " ", "").replace(token, "")
+    return content
 
 
 def parse_message_ref(value: str) -> MessageRef | None:

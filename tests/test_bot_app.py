@@ -296,3 +296,59 @@ async def test_a_slow_diagnosis_times_out_and_the_message_can_be_retried(tmp_pat
         assert bot.claim(message.id)  # released: a replay may try again
     finally:
         await bot.close()
+
+
+class HistoryChannel:
+    def __init__(self, newest_first: list[Message]) -> None:
+        self.newest_first = newest_first
+        self.limits: list[int] = []
+
+    async def history(self, *, limit: int) -> AsyncIterator[Message]:
+        self.limits.append(limit)
+        for message in self.newest_first[:limit]:
+            yield message
+
+
+async def test_history_merges_the_latest_config_and_log_of_one_author(tmp_path: Path) -> None:
+    from bot.commands import _history
+
+    bot = await make_bot(tmp_path, history_depth=5)
+    try:
+        alice, bob = User(7), User(8)
+        channel = HistoryChannel(
+            [
+                Message("thanks!", bob, Channel(HELP)),
+                Message(LOG, alice, Channel(HELP)),
+                Message(CONFIG + "# bob's", bob, Channel(HELP)),
+                Message("answer", User(BOT_ID, bot=True), Channel(HELP)),
+                Message(CONFIG, alice, Channel(HELP)),
+                Message(CONFIG + "# too old", alice, Channel(HELP)),  # beyond the history depth
+            ]
+        )
+        gathered = await _history(bot, channel, None)  # type: ignore[arg-type]
+        assert channel.limits == [5]
+        assert [(i.source, i.text) for i in gathered.inputs] == [("message 1", CONFIG), ("message 2", LOG)]
+        own = await _history(bot, channel, bob.id)  # type: ignore[arg-type]
+        assert [i.text for i in own.inputs] == [CONFIG + "# bob's"]
+        assert (await _history(bot, channel, 99)).inputs == ()  # type: ignore[arg-type]
+    finally:
+        await bot.close()
+
+
+async def test_real_catalogue_names_the_context_menu_in_japanese(tmp_path: Path) -> None:
+    from discord import app_commands
+
+    from bot.translator import CatalogueTranslator
+
+    client = create_bot(settings(tmp_path))
+    try:
+        menu = client.tree.get_commands(type=discord.AppCommandType.message)[0]
+        context = app_commands.TranslationContext(app_commands.TranslationContextLocation.command_name, menu)
+        translator = CatalogueTranslator(client.lookup)
+        assert (
+            await translator.translate(menu._locale_name, discord.Locale.japanese, context) == "OOMチェック"
+        )
+        check = client.tree.get_command("oom-check")
+        assert check is not None and check.description.startswith("Check a training config")
+    finally:
+        await client.close()

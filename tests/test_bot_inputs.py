@@ -47,7 +47,8 @@ def test_text_attachments(name: str, content_type: str | None, ok: bool) -> None
 
 
 def test_strip_mentions_both_forms() -> None:
-    assert strip_mentions("<@42> check <@!42> this", 42) == "check  this"
+    assert strip_mentions("<@42> check <@!42>this", 42) == "check this"
+    assert strip_mentions("<@42>\n  train:\n    batch_size: 1\n", 42) == "\n  train:\n    batch_size: 1\n"
     assert strip_mentions("<@43> hi", 42) == "<@43> hi"
 
 
