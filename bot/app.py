@@ -115,7 +115,7 @@ class OomBot(commands.Bot):
         await self.wait_until_ready()
         last_purge = time.time()
         while not self.is_closed():
-            if self.is_ready() and math.isfinite(self.latency):
+            if self.connected():
                 try:
                     await asyncio.to_thread(write_heartbeat, self.settings.heartbeat_path)
                 except OSError as exc:
@@ -127,6 +127,11 @@ class OomBot(commands.Bot):
                 except sqlite3.Error as exc:
                     log.warning("retention purge failed: %s", exc)
             await asyncio.sleep(self.settings.heartbeat_interval_seconds)
+
+    def connected(self) -> bool:
+        """Ready and holding an open gateway connection (an outage stops the heartbeat)."""
+        ws = self.ws
+        return self.is_ready() and ws is not None and ws.open and math.isfinite(self.latency)
 
     async def close(self) -> None:
         if self._heartbeat_task is not None:

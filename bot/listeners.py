@@ -86,6 +86,18 @@ async def answer(bot: OomBot, message: discord.Message) -> None:
         return
     try:
         await _answer(bot, message)
+    except Exception:
+        if not _is_mention(bot, message):
+            raise  # auto mode stays silent; on_error logs it
+        # Asked by name: say sorry rather than leave the member waiting.
+        log.exception(
+            "answering mention %s failed (guild=%s channel=%s)",
+            message.id,
+            message.guild.id if message.guild else None,
+            message.channel.id,
+        )
+        lang = await bot.guild_language(message.guild.id if message.guild else None)
+        await message.reply(bot.t("apology", lang), allowed_mentions=NO_MENTIONS, mention_author=False)
     finally:
         bot.release(message.id)
 

@@ -43,7 +43,7 @@ class BotSettings(BaseSettings):
     heartbeat_path: Path = Path("oomcheck-bot.heartbeat")
     heartbeat_interval_seconds: float = Field(default=30.0, gt=0)
     engine_workers: int = Field(default=2, ge=1, le=32)  # diagnoses running at once
-    diagnosis_timeout_seconds: float = Field(default=60.0, gt=0)
+    diagnosis_timeout_seconds: float = Field(default=30.0, gt=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     @field_validator(

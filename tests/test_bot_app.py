@@ -352,3 +352,13 @@ async def test_real_catalogue_names_the_context_menu_in_japanese(tmp_path: Path)
         assert check is not None and check.description.startswith("Check a training config")
     finally:
         await client.close()
+
+
+async def test_a_mention_that_fails_gets_an_apology(tmp_path: Path) -> None:
+    bot = await make_bot(tmp_path, SlowEngine(), diagnosis_timeout_seconds=0.05)
+    try:
+        ask = Message(f"<@{BOT_ID}> slow {LOG}", User(7), Channel(GENERAL))
+        await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+        assert [s.content for s in ask.outbox] == ["en:bot.apology"]
+    finally:
+        await bot.close()
