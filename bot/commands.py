@@ -11,13 +11,11 @@ from discord import app_commands
 from bot.inputs import (
     Candidate,
     Gathered,
-    IgnoredFile,
     SourcedText,
-    decode_text,
     gather_message,
-    is_text_attachment,
     merge,
     parse_message_ref,
+    read_attachment,
     select_from_history,
 )
 from bot.permissions import interaction_is_moderator
@@ -40,15 +38,6 @@ async def _say(interaction: discord.Interaction, text: str, *, ephemeral: bool =
 
 async def _send_text(interaction: discord.Interaction, outgoing: Outgoing) -> None:
     await interaction.edit_original_response(**outgoing.edit_kwargs())
-
-
-async def _attachment(bot: OomBot, attachment: discord.Attachment) -> Gathered:
-    if not is_text_attachment(attachment.filename, attachment.content_type):
-        return Gathered((), (IgnoredFile(attachment.filename, "type"),))
-    if attachment.size > bot.settings.input_cap_bytes:
-        return Gathered((), (IgnoredFile(attachment.filename, "size"),))
-    data = await attachment.read()
-    return Gathered((SourcedText(attachment.filename, decode_text(data[: bot.settings.input_cap_bytes])),))
 
 
 async def _history(bot: OomBot, channel: discord.abc.Messageable, author_id: int | None) -> Gathered:
@@ -200,7 +189,7 @@ def register(bot: OomBot) -> None:
         if text:
             parts.append(Gathered((SourcedText("text", text),)))
         if file is not None:
-            parts.append(await _attachment(bot, file))
+            parts.append(await read_attachment(file, cap=bot.settings.input_cap_bytes))
         await _run_check(
             bot,
             interaction,

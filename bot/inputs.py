@@ -95,21 +95,24 @@ def decode_text(data: bytes) -> str:
 async def gather_message(message: discord.Message, *, cap: int, bot_user_id: int | None) -> Gathered:
     """The message's own text (mentions of the bot removed) and its readable attachments."""
     inputs: list[SourcedText] = []
-    ignored: list[IgnoredFile] = []
     content = message.content or ""
     if bot_user_id is not None:
         content = strip_mentions(content, bot_user_id)
     if content.strip():
         inputs.append(SourcedText("message", content))
-    for attachment in message.attachments:
-        if not is_text_attachment(attachment.filename, attachment.content_type):
-            ignored.append(IgnoredFile(attachment.filename, "type"))
-        elif attachment.size > cap:
-            ignored.append(IgnoredFile(attachment.filename, "size"))
-        else:
-            data = await attachment.read()
-            inputs.append(SourcedText(attachment.filename, decode_text(data[:cap])))
-    return Gathered(tuple(inputs), tuple(ignored))
+    parts = [Gathered(tuple(inputs))]
+    parts.extend([await read_attachment(attachment, cap=cap) for attachment in message.attachments])
+    return merge(*parts)
+
+
+async def read_attachment(attachment: discord.Attachment, *, cap: int) -> Gathered:
+    """A text attachment up to the cap, read through discord.py; anything else is listed as ignored."""
+    if not is_text_attachment(attachment.filename, attachment.content_type):
+        return Gathered((), (IgnoredFile(attachment.filename, "type"),))
+    if attachment.size > cap:
+        return Gathered((), (IgnoredFile(attachment.filename, "size"),))
+    data = await attachment.read()
+    return Gathered((SourcedText(attachment.filename, decode_text(data[:cap])),))
 
 
 def merge(*parts: Gathered) -> Gathered:
