@@ -213,7 +213,6 @@ class Thresholds:
     high_rank_new: int
     optimizer_lora_rank: int
     preview_ok: Table
-    preview_oom_side: int
     preview_steps_max: int
     preview_new_steps: int
     preview_frames_ok: Table

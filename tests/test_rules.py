@@ -451,3 +451,16 @@ def test_bucket_fix_is_per_dataset() -> None:
         ("datasets", 1, "resolution"): [512],
     }
     assert found.params["new_buckets"] == "512, 1024"
+
+
+def test_preview_oom_within_the_thresholds_is_advice() -> None:
+    # The log describes the config before any fix: an edit from it alone would be asked for again.
+    f = facts(sample_width=1024, sample_height=1024, sample_steps=25, phase=Phase.FIRST_SAMPLE, gpu_oom=True)
+    found = check("preview_heavy", f)
+    assert found.severity == Severity.ERROR and found.edits == []
+
+
+def test_bucket_after_a_step_oom_within_the_limit_is_advice() -> None:
+    found = check("bucket_too_large", in_step(facts()))
+    assert found.severity == Severity.INFO and found.edits == []
+    assert found.params["new_buckets"] == "512, 768"

@@ -58,7 +58,9 @@ def check(f: Facts) -> Finding | None:
     return SPEC.finding(
         evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
         params={"max_bucket": largest, "limit": limit, "new_buckets": ", ".join(str(b) for b in keep)},
-        edits=_edits(f, over, limit, largest) if from_config else [],
+        # After a step OOM with buckets the card usually holds, dropping the largest is advice: the log
+        # alone cannot say that the bucket was the cause, and an edit would be asked for again.
+        edits=_edits(f, over, limit, largest) if from_config and over else [],
         severity=severity,
     )
 

@@ -1,4 +1,10 @@
-"""`preview_heavy`: sample generation (baseline or periodic) is a memory spike of its own."""
+"""`preview_heavy`: sample generation (baseline or periodic) is a memory spike of its own.
+
+Edits only bring a preview over a threshold back within it. An OOM while sampling with a preview that is
+already within the thresholds is answered with advice (smaller still, fewer steps, or sampling off to
+test): the log describes the config as it was, so an edit from the log alone would be asked for again
+after every fix.
+"""
 
 from __future__ import annotations
 
@@ -71,13 +77,6 @@ def check(f: Facts) -> Finding | None:
         if heavy_frames:
             new_frames = frames_ok
             edits.append(ConfigEdit(path(f, "sample_frames", ("sample", "num_frames")), new_frames))
-        if sampling_trouble and not edits:
-            # The preview is within the usual size and still ran out: shrink it once more, or switch
-            # sampling off to test that training itself fits.
-            size_edits, new_w, new_h = _size_edits(f, t.preview_oom_side)
-            edits += size_edits or [
-                ConfigEdit(path(f, "disable_sampling", ("train", "disable_sampling")), True)
-            ]
         if often and not edits:
             edits.append(ConfigEdit(path(f, "sample_every", ("sample", "sample_every")), t.preview_new_every))
 
