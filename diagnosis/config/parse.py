@@ -631,7 +631,8 @@ def _parse_json(text: str, limits: Limits) -> _Parsed:
 def _training_process(processes: list[Any]) -> int | None:
     dicts = [i for i, p in enumerate(processes) if isinstance(p, dict)]
     for i in dicts:
-        if processes[i].get("type") in TRAINER_TYPES:
+        kind = processes[i].get("type")
+        if isinstance(kind, str) and kind in TRAINER_TYPES:
             return i
     for i in dicts:
         if "train" in processes[i]:
