@@ -117,7 +117,7 @@ async def test_message_reply_with_reference_and_attachment(
     assert mentions_nothing(post.body["allowed_mentions"])
     assert str(post.body["message_reference"]["message_id"]) == msg["id"]
     # The bot's own message came back over the gateway and was ignored.
-    await fake.settle(quiet=0.1)
+    await fake.settle()
     assert len(fake.bot_posts()) == 1
     assert probe.client.seen == [int(msg["id"])]
 
@@ -200,7 +200,7 @@ async def test_drop_resume_replays_missed_messages(fake: FakeDiscord, probe: har
     await fake.send_reconnect()
     after = await fake.user_sends(fake.alice, fake.help_channel, "after op 7")
     await fake.wait_for(lambda: fake.replies_to(int(after["id"])))
-    await fake.settle(quiet=0.1)
+    await fake.settle()
     assert fake.resumes == 2 and fake.identifies == 1
     assert probe.client.seen == [int(during["id"]), int(after["id"])]
 

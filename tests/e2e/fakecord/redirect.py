@@ -16,6 +16,10 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 class RefuseAllResolver(AbstractResolver):
     """Resolves no name at all: only IP-literal URLs (the fake on 127.0.0.1) can be reached."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # aiohttp builds its default resolver as `DefaultResolver(loop=...)`; accept and ignore that.
+        super().__init__()
+
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
     ) -> list[ResolveResult]:

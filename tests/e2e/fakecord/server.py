@@ -44,6 +44,14 @@ def error_response(status: int, code: int, message: str) -> web.Response:
     return json_response({"message": message, "code": code}, status=status)
 
 
+# Names discord.py gives the tasks that run event handlers, app commands and component callbacks.
+_CLIENT_TASKS = ("discord.py: ", "CommandTree-invoker", "discord-ui-")
+
+
+def _client_busy() -> bool:
+    return any(task.get_name().startswith(_CLIENT_TASKS) and not task.done() for task in asyncio.all_tasks())
+
+
 @dataclass
 class Upload:
     field: str
@@ -142,6 +150,7 @@ class FakeDiscord:
         self.channels: dict[int, Json] = {}
         self.help_channel = self.add_text_channel("help")
         self.general = self.add_text_channel("general")
+        self.extra_help_channels = [self.add_text_channel(f"help-{n}") for n in range(2, 11)]
         self.forum = self._add_channel(p.forum_channel(p.snowflake(), self.guild_id, "training-help"))
         self.threads: dict[int, Json] = {}
         self.help_thread = self._add_thread(
@@ -307,12 +316,13 @@ class FakeDiscord:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), 0.05)
 
-    async def settle(self, *, quiet: float = 0.3, timeout: float = 20.0) -> None:
-        """Return once the bot has made no request for `quiet` seconds (used before asserting absence)."""
+    async def settle(self, *, quiet: float = 0.05, timeout: float = 30.0) -> None:
+        """Return once the in-process bot is idle: none of discord.py's event, command or component
+        tasks is running and no request came in for `quiet` seconds (used before asserting absence)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         seen = -1
-        while len(self.requests) != seen:
+        while len(self.requests) != seen or _client_busy():
             if loop.time() > deadline:
                 raise AssertionError("fake Discord: the bot never went quiet")
             seen = len(self.requests)
@@ -357,8 +367,45 @@ class FakeDiscord:
             if (m.get("message_reference") or {}).get("message_id") == str(message_id)
         ]
 
+    def message_link(self, msg: Json) -> str:
+        return f"https://discord.com/channels/{self.guild_id}/{msg['channel_id']}/{msg['id']}"
+
+    def text_of(self, msg: Json) -> str:
+        """Everything a reader sees in a message: content, embed texts and the attached files' text."""
+        parts = [str(msg.get("content") or "")]
+        for embed in msg.get("embeds") or []:
+            parts += [str(embed.get("title") or ""), str(embed.get("description") or "")]
+            parts += [f"{f.get('name')}\n{f.get('value')}" for f in embed.get("fields") or []]
+            parts.append(str((embed.get("footer") or {}).get("text") or ""))
+        for att in msg.get("attachments") or []:
+            data = self.cdn.get(att["url"].removeprefix(self.base_url), b"")
+            parts.append(data.decode("utf-8", "replace"))
+        return "\n".join(parts)
+
+    def custom_ids(self, msg: Json) -> list[str]:
+        current = self.messages.get(int(msg["id"]), msg)
+        return [c["custom_id"] for row in current.get("components", []) for c in row.get("components", [])]
+
+    def message_bodies(self) -> list[Request]:
+        """Every request that carries message text the bot wrote (sends, edits, responses, follow-ups)."""
+        out = []
+        for r in self.requests:
+            body = r.body if isinstance(r.body, dict) else {}
+            if r.route == "interaction_callback":
+                body = body.get("data") or {}
+            if body.get("content") or body.get("embeds") or r.files:
+                out.append(r)
+        return out
+
     def message(self, message_id: int | str) -> Json:
         return self.messages[int(message_id)]
+
+    def context_menu(self) -> str:
+        """The name of the (only) message context-menu command the bot registered."""
+        names = [c["name"] for cmds in self.commands.values() for c in cmds if c.get("type") == 3]
+        if len(names) != 1:
+            raise AssertionError(f"expected one message context menu, found {names}")
+        return str(names[0])
 
     def command(self, name: str) -> tuple[Json, int | None]:
         """The registered application command named `name`, and the guild it was registered in."""
@@ -950,6 +997,10 @@ class FakeDiscord:
         await self.dispatch("MESSAGE_UPDATE", self._visible(msg))
         return msg
 
+    async def redeliver(self, msg: Json) -> None:
+        """Dispatch MESSAGE_CREATE again for an existing message (Discord may deliver an event twice)."""
+        await self.dispatch("MESSAGE_CREATE", self._visible(msg))
+
     async def user_deletes(self, msg: Json) -> None:
         await self._remove(msg)
 
@@ -975,9 +1026,9 @@ class FakeDiscord:
         tid = p.snowflake()
         forum = forum_id or self.forum
         if message_first:
-            self.threads[tid] = p.thread(tid, self.guild_id, forum, author.id, title)
+            # The thread exists on Discord already; only the gateway events come in the other order.
+            self._add_thread(p.thread(tid, self.guild_id, forum, author.id, title))
             msg = await self.user_sends(author, tid, content, files=files, message_id=tid)
-            del self.threads[tid]
             await self.create_thread(author, forum, title, thread_id=tid)
         else:
             await self.create_thread(author, forum, title, thread_id=tid)

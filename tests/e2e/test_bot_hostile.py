@@ -1,0 +1,96 @@
+"""Every hostile input of the project (tests/hostile/fixtures) posted as a message and as a file:
+each gets a bounded reply, no secret is echoed, and the bot still answers afterwards."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .botharness import Bots
+from .cases import CONFIG, ROOT, fenced
+from .fakecord import FakeDiscord
+from .fakecord.payloads import Json
+
+pytestmark = pytest.mark.e2e
+
+FIXTURES = ROOT / "tests" / "hostile" / "fixtures"
+# Token shapes (Hugging Face, Discord bot tokens) that must never come back from the bot.
+SECRET = re.compile(r"hf_[A-Za-z0-9]{20,}|[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}")
+FALLBACK = {
+    "deep_nesting.yaml": b"a:\n" + b"".join(b"  " * n + b"- \n" for n in range(1, 400)),
+    "nul_bytes.log": b"CUDA out of memory\x00\x00\x00 Tried to allocate 2.00 GiB\x00",
+    "alias_bomb.yaml": b'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n'
+    b"c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n",
+    "secret.yaml": b"config:\n  hf_token: hf_abcdefghijklmnopqrstuvwxyzABCDEF\n",
+}
+
+
+# Known product defects, reported to the lead: not run (each would hold the suite for ~40 s), listed
+# here so the gap stays visible. Remove an entry when its defect is fixed.
+KNOWN_SLOW = {
+    "nesting_in_config.yaml": "diagnose() takes ~24 s on this 21 KB file (engine, H1/H3) and the bot "
+    "does not bound diagnosis time (H5): no reply within 15 s",
+}
+
+
+def hostile_inputs() -> list[tuple[str, bytes]]:
+    if FIXTURES.is_dir():
+        files = sorted(p for p in FIXTURES.iterdir() if p.is_file())
+        if files:
+            return [(p.name, p.read_bytes()) for p in files]
+    return sorted(FALLBACK.items())
+
+
+def cases() -> list[object]:
+    return [
+        pytest.param(name, data, id=name, marks=[pytest.mark.xfail(run=False, reason=KNOWN_SLOW[name])])
+        if name in KNOWN_SLOW
+        else pytest.param(name, data, id=name)
+        for name, data in hostile_inputs()
+    ]
+
+
+def as_message_text(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = data.decode("utf-16", "replace")
+    else:
+        text = data.decode("utf-8", "replace")
+    # A member's message holds at most 2,000 characters.
+    return text.replace("\x00", "")[:1900]
+
+
+def bounded(fake: FakeDiscord, reply: Json) -> str:
+    text = fake.text_of(reply)
+    assert len(text) < 2_000_000, "reply size must be bounded"
+    assert not SECRET.search(text), "a pasted secret was echoed back"
+    return text
+
+
+@pytest.mark.parametrize(("name", "data"), cases())
+async def test_s14_hostile_input_as_message_and_as_file(
+    fake: FakeDiscord, bot: Bots, name: str, data: bytes
+) -> None:
+    text = as_message_text(data)
+    expected = []
+    if text.strip():
+        expected.append(await fake.user_sends(fake.alice, fake.general, text, mention_bot=True))
+    expected.append(
+        await fake.user_sends(fake.alice, fake.general, "", files=[(name, data)], mention_bot=True)
+    )
+    for msg in expected:
+        replies = await fake.wait_for(
+            lambda: fake.replies_to(int(msg["id"])),  # noqa: B023 (awaited within the iteration)
+            what=f"a reply to {name}",
+        )
+        bounded(fake, replies[0])
+    still = await fake.user_sends(fake.bob, fake.help_channel, fenced(CONFIG))
+    await fake.wait_for(lambda: fake.replies_to(int(still["id"])), what="an answer after the hostile input")
+    await fake.settle()
+    assert len(fake.bot_posts()) == len(expected) + 1
+
+
+def test_fixture_source_is_not_empty() -> None:
+    assert hostile_inputs(), f"no hostile inputs in {FIXTURES} and no fallback"
+    assert isinstance(FIXTURES, Path)
