@@ -1,0 +1,551 @@
+"""Pasted texts → pieces: config documents, logs, and the user's own words.
+
+Each input is decoded (`decode_input`), scrubbed of secrets (`scrub`, before anything else reads it),
+and cut into regions:
+
+1. Fenced code blocks (``` or ~~~, with or without a language tag; Discord also lets a fence open at
+   the end of a line of prose and close at the end of a line of code; an unterminated fence runs to the
+   end). A ``` that is neither at the start nor at the end of a line (e.g. inside a quoted YAML value)
+   is not a fence.
+2. A fenced block holding a config (by structure and AI Toolkit key names) is one config piece; one
+   holding a log (`is_log_text`) is one log piece, whatever its tag says; a block holding both, or
+   neither, is cut like bare text.
+3. Bare text: config regions are found first — YAML that starts at a known key (or `---`) and runs
+   while lines are indented deeper, are comments or blank, or are keys at the same indentation; JSON
+   that starts with `{` and runs to its matching `}`. A region counts only when its key names score as
+   an AI Toolkit config (`keys.key_score`). A JSON object right after log lines is the process dict the
+   trainer echoes: it stays inside the log (the log reader recovers it). The rest is split into
+   paragraphs at blank lines; log paragraphs (with the short non-sentence paragraphs between them, such
+   as the `Result:` banner) form one log piece, and sentence-like lines at the edges of a log paragraph
+   ("and the error:") go to the prose.
+
+`Piece.line_offset` is the 0-based line of the decoded (and scrubbed: secrets never span lines) input
+where the piece's text starts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE, key_score
+from diagnosis.decode import decode_input
+from diagnosis.limits import DEFAULT_LIMITS, Limits
+from diagnosis.logreader.detect import is_log_text
+from diagnosis.models import Intake, Piece, PieceKind, SecretHit
+from diagnosis.scrub import scrub
+
+_MAX_FENCE_LINES = 2_000
+_FENCE_START = re.compile(r"[ \t]{0,40}(`{3,}|~{3,})[ \t]*([\w+.#-]{0,40})[ \t]*$")
+_TAG = re.compile(r"[\w+.#-]{1,40}")
+_YAML_KEY_LINE = re.compile(
+    r"( *)(?:- +)?([A-Za-z_][\w.\-]{0,80}|\"[^\"\n]{1,80}\"|'[^'\n]{1,80}')[ \t]*:(?:[ \t]|$)"
+)
+_KEY_NAME = re.compile(r"^[ \t]*(?:- +)?[\"']?([A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*:(?:[ \t]|$)", re.MULTILINE)
+_JSON_KEY_NAME = re.compile(r"\"([A-Za-z_][\w.\-]{0,80})\"\s{0,40}:")
+_DOC_MARKER = re.compile(r"(?:---|\.\.\.)[ \t]*(?:#.*)?$")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_QUOTED = re.compile(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
+_WORD_TOKEN = re.compile(r"[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}")
+# Lines kept for the language hint and the sentence test.
+_HINT_CHARS = 200_000
+_PEEL_LINES = 4
+_SANDWICH_LINES = 8
+_ECHO_LOOKBACK = 6
+# A log region longer than this is not cut into paragraphs (each cut costs a scan).
+_MAX_PARAGRAPH_LINES = 20_000
+_JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.){0,100000}"|[{}\[\]]')
+# A line that can start a config region. It is searched for in "\n" + text: the literal newline up front
+# lets the regex engine jump from line to line instead of trying every position.
+_CONFIG_START = re.compile(
+    r"\n(?:[ \t]{0,8}\{|---[ \t]*(?=\n|$)|[ \t]{0,40}(?:- {1,8})?[\"']?(?:"
+    + "|".join(sorted(ALL_KEYS, key=len, reverse=True))
+    + r")[\"']?[ \t]*:(?=[ \t\n]|$))"
+)
+
+
+@dataclass
+class _Region:
+    kind: str  # "yaml", "json", "log", "prose"
+    start: int  # first line (0-based, within the input)
+    lines: list[str]
+    fenced: bool = False
+    lang_tag: str | None = None
+
+
+# --------------------------------------------------------------------------------------------------
+# Fences
+
+
+@dataclass
+class _Block:
+    start: int  # line of the first content line
+    lines: list[str]
+    fenced: bool
+    lang_tag: str | None = None
+
+
+def _fence_lines(text: str) -> list[int]:
+    """Indexes of the lines that contain ``` or ~~~ (the only lines that can open or close a fence)."""
+    hits: list[int] = []
+    for marker in ("```", "~~~"):
+        at = text.find(marker)
+        while at >= 0 and len(hits) < 2 * _MAX_FENCE_LINES:
+            hits.append(at)
+            at = text.find("\n", at)  # one hit per line is enough
+            at = text.find(marker, at) if at >= 0 else -1
+    hits.sort()
+    out: list[int] = []
+    line = 0
+    last = 0
+    for at in hits:
+        line += text.count("\n", last, at)
+        last = at
+        if not out or out[-1] != line:
+            out.append(line)
+            if len(out) >= _MAX_FENCE_LINES:
+                break  # hostile input: the rest is read as bare text
+    return out
+
+
+def _closes(line: str, marker: str) -> tuple[bool, str | None]:
+    """(closes, content before the fence on this line) for a line inside a fence."""
+    stripped = line.strip()
+    if len(stripped) >= len(marker) and stripped == marker[0] * len(stripped):
+        return True, None
+    if marker.startswith("`") and line.rstrip().endswith("```"):
+        return True, line.rstrip().rstrip("`")
+    return False, None
+
+
+def _split_fences(text: str) -> list[_Block]:
+    """Alternate bare and fenced blocks, in order (fence lines themselves belong to neither)."""
+    lines = text.split("\n")
+    n = len(lines)
+    candidates = _fence_lines(text)
+    blocks: list[_Block] = []
+    bare: list[str] = []
+    bare_start = 0
+    pos = 0  # the first line not yet given to a block
+
+    def take_bare(upto: int) -> None:
+        nonlocal bare, bare_start, pos
+        if upto > pos:
+            if not bare:
+                bare_start = pos
+            bare.extend(lines[pos:upto])
+        pos = max(pos, upto)
+
+    def flush_bare() -> None:
+        nonlocal bare
+        if bare:
+            blocks.append(_Block(bare_start, bare, False))
+        bare = []
+
+    k = 0
+    while k < len(candidates):
+        i = candidates[k]
+        k += 1
+        if i < pos:
+            continue
+        opening = _open_fence(lines[i])
+        if opening is None:
+            continue
+        before, marker, tag, first = opening
+        take_bare(i)
+        if before.strip():
+            if not bare:
+                bare_start = i
+            bare.append(before)  # prose on the fence's own line
+        flush_bare()
+        pos = i + 1
+        if first is not None:
+            close = first.find(marker)
+            if marker.startswith("`") and close >= 0:
+                # ```one line``` : a block of its own; the rest of the line is prose
+                blocks.append(_Block(i, [first[:close]], True, None))
+                rest = first[close + len(marker) :]
+                if rest.strip():
+                    bare_start = i
+                    bare.append(rest)
+                continue
+        content_start = i if first is not None else i + 1
+        head = [first] if first is not None else []
+        end, last_part = n, None
+        while k < len(candidates):
+            j = candidates[k]
+            k += 1
+            closes, part = _closes(lines[j], marker)
+            if closes:
+                end, last_part = j, part
+                break
+        content = head + lines[i + 1 : end]
+        if last_part is not None:
+            content.append(last_part)
+        blocks.append(_Block(content_start, content, True, tag))
+        pos = end + 1
+        bare_start = pos
+    take_bare(n)
+    flush_bare()
+    return blocks
+
+
+def _open_fence(line: str) -> tuple[str, str, str | None, str | None] | None:
+    """(text before, fence marker, language tag, content on the same line) when `line` opens a fence."""
+    if "```" not in line and "~~~" not in line:
+        return None
+    match = _FENCE_START.match(line)
+    if match:
+        return "", match.group(1), match.group(2) or None, None
+    stripped = line.lstrip()
+    if stripped.startswith("```"):
+        # ```content on the same line (Discord treats a lone word as the language tag)
+        run = len(stripped) - len(stripped.lstrip("`"))
+        rest = stripped[run:]
+        return "", "`" * run, None, rest
+    first = line.find("```")
+    if first >= 0 and line.find("```", first + 3) > first + 3:
+        # prose ```inline block``` prose: the block ends on this line
+        run_end = first
+        while run_end < len(line) and line[run_end] == "`":
+            run_end += 1
+        return line[:first], line[first:run_end], None, line[run_end:]
+    at = line.rfind("```")
+    if at < 0:
+        return None
+    run_start = at
+    while run_start > 0 and line[run_start - 1] == "`":
+        run_start -= 1
+    after = line[at + 3 :].strip()
+    if after and not _TAG.fullmatch(after):
+        return None  # a ``` inside a line (a quoted value, inline code): not a fence
+    return line[:run_start], line[run_start : at + 3], after or None, None
+
+
+# --------------------------------------------------------------------------------------------------
+# Config regions
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _yaml_score(lines: Sequence[str]) -> int:
+    return key_score(_KEY_NAME.findall("\n".join(lines)))
+
+
+def _json_score(lines: Sequence[str]) -> int:
+    return key_score(_JSON_KEY_NAME.findall("\n".join(lines)))
+
+
+def _config_kind(lines: Sequence[str]) -> str | None:
+    """ "json" / "yaml" when the whole block is shaped like an AI Toolkit config, else None."""
+    first = next((ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")), None)
+    if first is None:
+        return None
+    if first.lstrip().startswith("{"):
+        return "json" if _json_score(lines) >= MIN_CONFIG_SCORE else None
+    if _DOC_MARKER.match(first.strip()) or _YAML_KEY_LINE.match(first):
+        return "yaml" if _yaml_score(lines) >= MIN_CONFIG_SCORE else None
+    return None
+
+
+def _json_end(text: str, lines: list[str], start: int, start_pos: int, budget: int) -> int:
+    """The line after the bracket that closes the object opened on line `start` (at `start_pos`).
+
+    Strings are skipped by the tokenizer, so brackets inside values do not count. An object still open
+    after `budget` characters (or at the end) ends there.
+    """
+    depth = 0
+    line = start
+    last = start_pos
+    for token in _JSON_TOKEN.finditer(text, start_pos, min(len(text), start_pos + budget)):
+        char = token.group(0)
+        if char[0] == '"':
+            continue
+        depth += 1 if char in "{[" else -1
+        if depth <= 0:
+            return line + text.count("\n", last, token.start()) + 1
+    return min(len(lines), line + text.count("\n", last, min(len(text), start_pos + budget)) + 1)
+
+
+def _yaml_end(lines: list[str], start: int, budget: int) -> int:
+    """The end of a YAML region starting at a key line (or `---`) at line `start`, at most `budget` chars."""
+    base = _indent(lines[start])
+    i = start + 1
+    n = len(lines)
+    used = len(lines[start])
+    while i < n and used < budget:
+        line = lines[i]
+        used += len(line) + 1
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            i += 1
+            continue
+        indent = _indent(line)
+        if indent > base:
+            i += 1
+            continue
+        if indent < base:
+            break
+        if _DOC_MARKER.match(stripped) or stripped.startswith("- ") or stripped == "-":
+            i += 1
+            continue
+        key = _YAML_KEY_LINE.match(line)
+        if key is None:
+            break
+        if key.group(2).strip("\"'") not in ALL_KEYS and not _nested_below(lines, i, indent):
+            break  # "Note: it crashed" — an unknown key with nothing nested under it is prose
+        i += 1
+    while i > start and not lines[i - 1].strip():
+        i -= 1
+    return i
+
+
+def _nested_below(lines: list[str], i: int, indent: int) -> bool:
+    """Is the next line with content (within a few lines) indented deeper than `indent`?"""
+    for line in lines[i + 1 : i + 8]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return _indent(line) > indent
+    return False
+
+
+def _after_log(lines: list[str], start: int) -> bool:
+    """Do log lines come right before line `start` (so a JSON object there is the trainer's echo)?"""
+    before = [ln for ln in lines[max(0, start - _ECHO_LOOKBACK) : start] if ln.strip()]
+    return bool(before) and is_log_text("\n".join(before))
+
+
+def _find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, int, str]]:
+    """(start line, end line, kind) of the config regions in bare text."""
+    found: list[tuple[int, int, str]] = []
+    padded = "\n" + text
+    line = 0
+    last = 0
+    done = 0  # lines before this one are inside a region already looked at
+    for match in _CONFIG_START.finditer(padded):
+        # match.start() is the newline before the candidate line (in `padded`, one char ahead of text)
+        line += padded.count("\n", last, match.start() + 1) - (1 if last == 0 else 0)
+        last = match.start() + 1
+        if line < done:
+            continue
+        current = lines[line]
+        if current.lstrip().startswith("{"):
+            end = _json_end(text, lines, line, match.end() - 2, budget)
+            if _json_score(lines[line:end]) >= MIN_CONFIG_SCORE and not _after_log(lines, line):
+                found.append((line, end, "json"))
+            done = max(end, line + 1)
+            continue
+        if current.startswith("---"):
+            following = next((ln for ln in lines[line + 1 : line + 5] if ln.strip()), "")
+            if not _YAML_KEY_LINE.match(following):
+                continue
+        end = _yaml_end(lines, line, budget)
+        if _yaml_score(lines[line:end]) >= MIN_CONFIG_SCORE:
+            found.append((line, end, "yaml"))
+        # A shorter region inside a failed one cannot score higher: move past it.
+        done = max(end, line + 1)
+    return found
+
+
+# --------------------------------------------------------------------------------------------------
+# Logs and prose
+
+
+def _sentence_like(line: str) -> bool:
+    """A line a person wrote: Japanese text, or mostly plain words (paths and code are not words)."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if _CJK.search(stripped):
+        return True
+    tokens = stripped.split()
+    words = sum(1 for token in tokens if _WORD_TOKEN.fullmatch(token))
+    return words >= 3 and words >= 0.6 * len(tokens)
+
+
+def _quotes_error(line: str) -> bool:
+    """A sentence that quotes an error ("crashed with "CUDA error: out of memory""): the user's words."""
+    if not _sentence_like(line):
+        return False
+    quoted = _QUOTED.findall(line)
+    return (
+        bool(quoted)
+        and any(is_log_text(q.strip('"`\u201c\u201d')) for q in quoted)
+        and not is_log_text(_QUOTED.sub("", line))
+    )
+
+
+def _paragraphs(lines: list[str], start: int) -> list[tuple[int, list[str]]]:
+    out: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    current_start = start
+    for offset, line in enumerate(lines):
+        if line.strip():
+            if not current:
+                current_start = start + offset
+            current.append(line)
+        elif current:
+            out.append((current_start, current))
+            current = []
+    if current:
+        out.append((current_start, current))
+    return out
+
+
+def _logs_and_prose(lines: list[str], start: int) -> list[_Region]:
+    text = "\n".join(lines)
+    if not text.strip():
+        return []
+    if not is_log_text(text):
+        return [_Region("prose", start, lines)]  # the common case, decided in one scan
+    if len(lines) > _MAX_PARAGRAPH_LINES:
+        return [_Region("log", start, lines)]  # too long to cut finely: keep it whole
+    paragraphs = [(s, p, is_log_text("\n".join(p))) for s, p in _paragraphs(lines, start)]
+    # A short paragraph with no sentence between two log paragraphs belongs to the log.
+    for k in range(1, len(paragraphs) - 1):
+        s, p, is_log = paragraphs[k]
+        if (
+            not is_log
+            and paragraphs[k - 1][2]
+            and paragraphs[k + 1][2]
+            and len(p) <= _SANDWICH_LINES
+            and not any(_sentence_like(ln) for ln in p)
+        ):
+            paragraphs[k] = (s, p, True)
+    regions: list[_Region] = []
+    for s, p, is_log in paragraphs:
+        if not is_log:
+            regions.append(_Region("prose", s, p))
+            continue
+        head = 0
+        while head < min(_PEEL_LINES, len(p) - 1) and _sentence_like(p[head]) and not is_log_text(p[head]):
+            head += 1
+        tail = len(p)
+        while tail > head + 1 and len(p) - tail < _PEEL_LINES and _sentence_like(p[tail - 1]):
+            if is_log_text(p[tail - 1]):
+                break
+            tail -= 1
+        if head and not is_log_text("\n".join(p[head:tail])):
+            head = 0  # the sentence was what made it a log (e.g. it quotes the error): keep it whole
+        if head:
+            regions.append(_Region("prose", s, p[:head]))
+        log_lines = p[head:tail]
+        last = regions[-1] if regions else None
+        if last is not None and last.kind == "log":
+            gap = s + head - (last.start + len(last.lines))
+            last.lines.extend([""] * gap + log_lines)
+        else:
+            regions.append(_Region("log", s + head, log_lines))
+        said = [ln for ln in log_lines[:_PEEL_LINES] if _quotes_error(ln)]
+        if said:
+            regions.append(_Region("prose", s + head, said))  # the user's sentence, also kept in the log
+        if tail < len(p):
+            regions.append(_Region("prose", s + tail, p[tail:]))
+    return regions
+
+
+def _bare_regions(lines: list[str], start: int, fenced: bool, tag: str | None, budget: int) -> list[_Region]:
+    regions: list[_Region] = []
+    pos = 0
+    for cfg_start, cfg_end, kind in _find_configs("\n".join(lines), lines, budget):
+        regions.extend(_logs_and_prose(lines[pos:cfg_start], start + pos))
+        regions.append(_Region(kind, start + cfg_start, lines[cfg_start:cfg_end], fenced, tag))
+        pos = cfg_end
+    regions.extend(_logs_and_prose(lines[pos:], start + pos))
+    for region in regions:
+        if region.kind == "log":
+            region.fenced, region.lang_tag = fenced, tag
+    return regions
+
+
+def _regions(text: str, budget: int) -> list[_Region]:
+    regions: list[_Region] = []
+    for block in _split_fences(text):
+        if not block.fenced:
+            regions.extend(_bare_regions(block.lines, block.start, False, None, budget))
+            continue
+        if not any(line.strip() for line in block.lines):
+            continue
+        kind = _config_kind(block.lines)
+        content = "\n".join(block.lines)
+        if kind is not None and not is_log_text(content):
+            regions.append(_Region(kind, block.start, block.lines, True, block.lang_tag))
+        elif kind is None and is_log_text(content):
+            regions.append(_Region("log", block.start, block.lines, True, block.lang_tag))
+        else:
+            regions.extend(_bare_regions(block.lines, block.start, True, block.lang_tag, budget))
+    return regions
+
+
+# --------------------------------------------------------------------------------------------------
+# The case
+
+
+def language_hint(prose: str) -> str | None:
+    """'ja' when the user's words contain kana or kanji, 'en' for Latin words, None otherwise."""
+    sample = prose[:_HINT_CHARS]
+    if len(_CJK.findall(sample[:_HINT_CHARS])) >= 2:
+        return "ja"
+    if len(_LATIN_WORD.findall(sample)) >= 2:
+        return "en"
+    return None
+
+
+_KINDS = {"yaml": PieceKind.CONFIG_YAML, "json": PieceKind.CONFIG_JSON, "log": PieceKind.LOG}
+
+
+def read_case(
+    inputs: Sequence[str | bytes],
+    sources: Sequence[str] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Intake:
+    """Decode, scrub and split every input; never raises on user input."""
+    pieces: list[Piece] = []
+    prose: list[str] = []
+    secrets: list[SecretHit] = []
+    hits: list[str] = []
+    truncated = False
+    for index, data in enumerate(inputs):
+        source = sources[index] if sources is not None and index < len(sources) else f"message {index + 1}"
+        text, cut = decode_input(data, limits.max_input_bytes)
+        truncated = truncated or cut
+        text, found = scrub(text, source)
+        secrets.extend(found)
+        for region in _regions(text, limits.max_config_bytes):
+            if region.kind == "prose":
+                words = "\n".join(region.lines).strip("\n")
+                if words.strip():
+                    prose.append(words)
+                continue
+            if len(pieces) >= limits.max_pieces:
+                if "max_pieces" not in hits:
+                    hits.append("max_pieces")
+                continue
+            body = "\n".join(region.lines)
+            if region.kind != "log":
+                body += "\n"
+            pieces.append(
+                Piece(
+                    kind=_KINDS[region.kind],
+                    text=body,
+                    source=source,
+                    input_index=index,
+                    line_offset=region.start,
+                    fenced=region.fenced,
+                    lang_tag=region.lang_tag,
+                )
+            )
+    joined = "\n".join(prose)
+    hint = language_hint(joined)
+    return Intake(
+        pieces=pieces,
+        prose=joined,
+        language_hint=hint,
+        truncated=truncated,
+        limits_hit=hits,
+        secrets=secrets,
+    )
