@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from . import harness
-from .fakecord import FakeDiscord, mentions_nothing
+from .fakecord import FakeDiscord, mentions_nothing, point_discord_at
 from .fakecord.redirect import refusing_connector
 
 pytestmark = pytest.mark.e2e
@@ -246,3 +246,20 @@ async def test_missing_message_content_intent_strips_content(fake: FakeDiscord) 
         assert running.client.contents == ["", f"<@{fake.bot.id}> hello"]
     finally:
         await running.stop()
+
+
+async def test_heartbeats_are_acknowledged() -> None:
+    server = FakeDiscord(heartbeat_interval_ms=50)
+    await server.start()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            point_discord_at(server.base_url, mp.setattr)
+            running = await harness.start(Probe(server.guild_id), server)
+            try:
+                await server.wait_for(lambda: server.heartbeats >= 4, what="periodic heartbeats")
+                await server.wait_for(lambda: running.client.latency < 1.0, what="an acknowledged heartbeat")
+            finally:
+                await running.stop()
+    finally:
+        await server.close()
+    assert server.unhandled == [] and server.identifies == 1

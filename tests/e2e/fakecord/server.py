@@ -169,6 +169,7 @@ class FakeDiscord:
         self.faults: list[Fault] = []
 
         self.identifies = 0
+        self.heartbeats = 0
         self.resumes = 0
         self.connections = 0
         self.intents = 0
@@ -867,6 +868,7 @@ class FakeDiscord:
                 frame = json.loads(msg.data)
                 op, d = frame.get("op"), frame.get("d")
                 if op == 1:
+                    self.heartbeats += 1
                     async with self._send_lock:
                         await self._send(ws, {"op": 11})
                 elif op == 2:
@@ -1069,20 +1071,32 @@ class FakeDiscord:
         *,
         files: dict[str, tuple[str, bytes]] | None = None,
         locale: str = "en-US",
+        autocomplete: str | None = None,
     ) -> Interaction:
-        """A member runs `/name` with string/int/bool options and attachment options (name → file)."""
+        """A member runs `/name` with string/int/bool options and attachment options (name → file).
+
+        With `autocomplete="option"` it is instead the autocomplete request (interaction type 4)
+        Discord sends while the member types that option."""
         cmd, scope = self.command(name)
+        declared = {o["name"]: o["type"] for o in cmd.get("options", [])}
         types = {str: 3, bool: 5, int: 4, float: 10}
-        opts: list[Json] = [
-            {"name": k, "type": types[type(v)], "value": v} for k, v in (options or {}).items()
-        ]
+        opts: list[Json] = []
+        for key, value in (options or {}).items():
+            if key not in declared:
+                raise AssertionError(f"/{name} has no option {key!r} (it has {sorted(declared)})")
+            option: Json = {"name": key, "type": declared[key], "value": value}
+            if key == autocomplete:
+                option["focused"] = True
+            elif declared[key] != types[type(value)] and not (declared[key] == 10 and type(value) is int):
+                raise AssertionError(f"/{name} {key}: option type {declared[key]}, value {value!r}")
+            opts.append(option)
         resolved: Json = {}
         for opt_name, (filename, data) in (files or {}).items():
             att = self.host_file(channel_id, filename, data)
             resolved.setdefault("attachments", {})[att["id"]] = att
             opts.append({"name": opt_name, "type": 11, "value": att["id"]})
         data_ = p.slash_data(int(cmd["id"]), name, opts, guild_id=scope, resolved=resolved)
-        inter = self._new_interaction(2, author, channel_id, data_, locale=locale)
+        inter = self._new_interaction(4 if autocomplete else 2, author, channel_id, data_, locale=locale)
         await self.dispatch("INTERACTION_CREATE", inter.payload)
         return inter
 
