@@ -91,16 +91,21 @@ def _applicability() -> dict[str, str]:
     return out
 
 
-def render_rules(lang: str) -> str:
+def _target(fmt: str) -> str:
+    return "text" if fmt == "text" else "discord"
+
+
+def render_rules(lang: str, *, fmt: str = "markdown") -> str:
+    """Every rule with its title; Markdown by default (the bot posts it), `fmt="text"` for a terminal."""
     lang = normalise_language(lang)
-    text = render_template("rules.j2", lang, "text", rule_ids=RULE_IDS, applicability=_applicability())
+    text = render_template("rules.j2", lang, _target(fmt), rule_ids=RULE_IDS, applicability=_applicability())
     return text + "\n"
 
 
-def render_explain(rule_id: str, lang: str) -> str | None:
+def render_explain(rule_id: str, lang: str, *, fmt: str = "markdown") -> str | None:
     if rule_id not in RULE_IDS:
         return None
-    return render_template("explain.j2", normalise_language(lang), "text", rid=rule_id) + "\n"
+    return render_template("explain.j2", normalise_language(lang), _target(fmt), rid=rule_id) + "\n"
 
 
 def cli_message(key: str, lang: str, **params: object) -> str:

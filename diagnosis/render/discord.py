@@ -62,7 +62,8 @@ def cut_markdown(text: str, limit: int) -> tuple[str, bool]:
         if size + needed + closing > limit:
             room = limit - size - (1 if out else 0) - closing - 1
             if not out and room > 0 and not _is_fence(line):
-                out.append(line[:room] + "…")
+                # Backticks in a fragment could open a block that nothing closes.
+                out.append(line[:room].replace("`", "ˋ") + "…")
             break
         out.append(line)
         size += needed

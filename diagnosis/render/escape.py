@@ -37,8 +37,8 @@ def _inert_mentions(value: str) -> str:
 
 
 def discord_text(value: str) -> str:
-    """A value inside prose of a Discord/Markdown message: shown literally, with no formatting."""
-    value = clean(value).replace("\r", "")
+    """A value inside prose of a Discord/Markdown message: one line, shown literally, no formatting."""
+    value = " ".join(clean(value).split("\n")).replace("\r", "")
     value = _MD_SPECIAL.sub(r"\\\1", value)
     value = _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), value)
     return _inert_mentions(value)
@@ -65,4 +65,4 @@ def clean_block(value: str) -> str:
 
 
 def terminal_text(value: str) -> str:
-    return clean(value).replace("\r", "")
+    return " ".join(clean(value).replace("\r", "").split("\n"))

@@ -86,6 +86,7 @@ class ReplyView:
     shown_step: int  # 1-based ladder step the reply is about
     total_steps: int
     step_view: StepView | None = None
+    secret_kinds: list[str] = field(default_factory=list)
     rule_params: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -239,11 +240,26 @@ def short_diff(original: str, corrected: str) -> str | None:
     return "\n".join(lines[:MAX_DIFF_LINES]) or None
 
 
-def _config_view(report: Report, shown: LadderStep | None) -> ConfigView | None:
+def _added_lines(before: str, after: str) -> set[str]:
+    old = set(before.splitlines())
+    return {line for line in after.splitlines() if line not in old}
+
+
+def _base_text(original: str, previous: str | None, corrected: str) -> str:
+    """What step N is compared with: the previous step's config when step N builds on it."""
+    if not previous or previous == original:
+        return original
+    cumulative = _added_lines(original, previous) <= set(corrected.splitlines())
+    return previous if cumulative else original
+
+
+def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep | None) -> ConfigView | None:
     if report.config is None or shown is None or not shown.corrected_config:
         return None
-    original = report.config.piece.text
     corrected = shown.corrected_config
+    original = _base_text(
+        report.config.piece.text, previous.corrected_config if previous else None, corrected
+    )
     if corrected == original:
         return None
     lang_tag = "json" if report.config.format == "json" else "yaml"
@@ -282,14 +298,30 @@ def _context(report: Report, by_id: dict[str, Finding]) -> dict[str, Any]:
     return ctx
 
 
+_ASKABLE = ("config", "log", "error_lines", "gpu")
+
+
 def _question(report: Report, by_id: dict[str, Finding]) -> list[str]:
     incomplete = by_id.get("input_incomplete")
     if incomplete is None:
         return []
-    missing = incomplete.params.get("missing") or []
+    missing = incomplete.params.get("missing")
     if isinstance(missing, str):
-        missing = [m.strip() for m in missing.split(",") if m.strip()]
-    return [str(m) for m in missing] or ["config", "log"]
+        items = [m.strip() for m in missing.split(",")]
+    elif isinstance(missing, list | tuple):
+        items = [str(m) for m in missing]
+    else:
+        items = []
+    asked = [item for item in _ASKABLE if item in items]
+    return asked or ["config", "error_lines"]
+
+
+def _secret_kinds(secret: Finding | None) -> list[str]:
+    if secret is None:
+        return []
+    kinds = secret.params.get("kinds") or ""
+    items = list(kinds) if isinstance(kinds, list | tuple) else str(kinds).split(",")
+    return list(dict.fromkeys(str(k).strip() for k in items if str(k).strip()))[:8]
 
 
 def _kind(report: Report, by_id: dict[str, Finding], has_oom: bool, primary: str | None) -> str:
@@ -326,6 +358,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         steps = [_finding_view(i + 1, f) for i, f in enumerate(rest)]
         rest = []
     extra = [_finding_view(len(steps) + i + 1, f) for i, f in enumerate(rest)]
+    listed = {rid for s in steps + extra for rid in s.rule_ids}
 
     total = len(report.ladder)
     shown_index = min(max(step, 1), total) if total else 1
@@ -350,12 +383,13 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         gc_involved=bool(_GC_RULES & by_id.keys()),
         notes=_notes(report),
         secret=by_id.get("secret_in_input"),
-        regression=by_id.get("regression_after_update"),
+        regression=None if "regression_after_update" in listed else by_id.get("regression_after_update"),
         question=_question(report, by_id),
-        config=_config_view(report, shown),
+        config=_config_view(report, shown, report.ladder[shown_index - 2] if shown_index > 1 else None),
         shown_step=shown_index,
         total_steps=total,
         step_view=step_view,
+        secret_kinds=_secret_kinds(by_id.get("secret_in_input")),
         rule_params={rid: dict(f.params) for rid, f in by_id.items()},
     )
 
