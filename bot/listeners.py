@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import discord
 
-from bot.engine import is_real_case
-from bot.inputs import Gathered, gather_message, inputs_hash, merge
+from bot.engine import is_real_case, kinds_of_report
+from bot.inputs import Gathered, SourcedText, gather_message, inputs_hash, merge
 from bot.permissions import member_is_moderator
 from bot.request import Request
 from bot.send import NO_MENTIONS
 from bot.store import Answer
-from bot.triggers import auto_enabled, in_auto_scope, may_be_forum_starter, mentions_bot, within_edit_window
+from bot.triggers import (
+    auto_enabled,
+    complements,
+    in_auto_scope,
+    may_be_forum_starter,
+    mentions_bot,
+    within_edit_window,
+)
+from diagnosis.models import Report
 
 if TYPE_CHECKING:
     from bot.app import OomBot
@@ -111,7 +120,8 @@ async def _answer(bot: OomBot, message: discord.Message) -> None:
         prefs = await bot.guild_prefs(message.guild.id if message.guild else None)
         if not auto_enabled(bot.settings.auto_mode, prefs.auto_mode):
             return
-    if not moderator and bot.cooldown.remaining(message.author.id) > 0:
+    previous = None if mention else await _recent_answer(bot, message)
+    if not moderator and bot.cooldown.remaining(message.author.id) > 0 and previous is None:
         return
     gathered = await _gather(bot, message, mention=mention)
     if not gathered.inputs and not mention:
@@ -135,10 +145,42 @@ async def _answer(bot: OomBot, message: discord.Message) -> None:
     prepared = await bot.prepare(request)
     if not mention and not is_real_case(prepared.report):
         return
+    if previous is not None and await _fold(bot, message, previous, request, prepared.report):
+        return
     if not _may_reply(bot, message, moderator):
         return
     sent = await message.reply(**prepared.outgoing.send_kwargs(), view=prepared.view, mention_author=False)
     await bot.remember(prepared, sent.id)
+
+
+async def _recent_answer(bot: OomBot, message: discord.Message) -> Answer | None:
+    """This member's latest answered message here, while its reply may still be edited."""
+    latest = await bot.db(bot.store.latest_answer, message.channel.id, message.author.id)
+    if latest is None or not within_edit_window(
+        latest.created, time.time(), bot.settings.edit_window_minutes
+    ):
+        return None
+    return latest
+
+
+async def _fold(
+    bot: OomBot, message: discord.Message, previous: Answer, request: Request, report: Report
+) -> bool:
+    """A config and its log often come as two messages: when this one brings the kind the previous
+    case lacked, the previous reply is redone with both instead of a second reply."""
+    case = await bot.db(bot.store.case, previous.reply_id)
+    if case is None:
+        return False
+    old_kinds = await bot.run_engine(bot.engine.kinds, "\n".join(text for _, text in case.inputs))
+    if not complements(old_kinds, kinds_of_report(report)):
+        return False
+    old_inputs = tuple(SourcedText(source, text) for source, text in case.inputs)
+    merged = replace(request, gathered=merge(Gathered(old_inputs), request.gathered))
+    prepared = await bot.prepare(merged)
+    reply = bot.get_partial_messageable(message.channel.id).get_partial_message(previous.reply_id)
+    await reply.edit(**prepared.outgoing.edit_kwargs(), view=prepared.view)
+    await bot.remember(prepared, previous.reply_id, answered_at=previous.created)
+    return True
 
 
 def _answer_row(message: discord.Message, reply_id: int, digest: str) -> Answer:

@@ -75,7 +75,10 @@ _V2: Migration = (
 )
 
 # Ordered; step i brings the schema from version i to i + 1. Never edit a released step: append one.
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
+# Auto mode folds a member's follow-up (the log after the config) into their latest reply.
+_V3: Migration = ("CREATE INDEX answered_channel_author ON answered (channel_id, author_id, created)",)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,16 @@ class Store:
                 "SELECT source_id, reply_id, channel_id, guild_id, author_id, inputs_hash, created "
                 "FROM answered WHERE source_id = ?",
                 (source_id,),
+            ).fetchone()
+        return Answer(*row) if row else None
+
+    def latest_answer(self, channel_id: int, author_id: int) -> Answer | None:
+        """The most recent answered message of this member in this channel."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT source_id, reply_id, channel_id, guild_id, author_id, inputs_hash, created "
+                "FROM answered WHERE channel_id = ? AND author_id = ? ORDER BY created DESC LIMIT 1",
+                (channel_id, author_id),
             ).fetchone()
         return Answer(*row) if row else None
 

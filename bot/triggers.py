@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from bot.engine import InputKinds
+
 
 @dataclass(frozen=True)
 class AutoScope:
@@ -38,3 +40,12 @@ def may_be_forum_starter(message_id: int, channel_id: int) -> bool:
 
 def within_edit_window(answered_at: float, now: float, window_minutes: float) -> bool:
     return 0 <= now - answered_at <= window_minutes * 60
+
+
+def complements(previous: InputKinds, new: InputKinds) -> bool:
+    """The new message brings exactly the kind (config or log) that the previous case lacked."""
+    if previous.config and not previous.log:
+        return new.log and not new.config
+    if previous.log and not previous.config:
+        return new.config and not new.log
+    return False

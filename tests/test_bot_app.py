@@ -194,12 +194,55 @@ async def test_user_cooldown_and_channel_budget(tmp_path: Path) -> None:
     bot = await make_bot(tmp_path, user_cooldown_seconds=60, channel_replies_per_minute=2)
     try:
         first = Message(CONFIG, User(7), Channel(HELP))
-        again = Message(LOG, User(7), Channel(HELP))
+        again = Message(CONFIG + "# v2", User(7), Channel(HELP))
         other = Message(LOG, User(8), Channel(HELP))
         third = Message(LOG, User(9), Channel(HELP))
         for message in (first, again, other, third):
             await listeners.on_message(bot, message)  # type: ignore[arg-type]
         assert [len(m.outbox) for m in (first, again, other, third)] == [1, 0, 1, 0]
+    finally:
+        await bot.close()
+
+
+async def test_a_log_after_the_config_is_folded_into_the_same_reply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = await make_bot(tmp_path, user_cooldown_seconds=60)
+    try:
+        target = PartialTarget()
+        monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
+        config = Message(CONFIG, User(7), Channel(HELP))
+        log = Message(LOG, User(7), Channel(HELP))
+        await listeners.on_message(bot, config)  # type: ignore[arg-type]
+        await listeners.on_message(bot, log)  # type: ignore[arg-type]
+        assert len(config.outbox) == 1 and log.outbox == []
+        assert len(target.edits) == 1
+        assert target.edits[0]["reply_id"] == config.outbox[0].id
+        assert target.edits[0]["content"] == "[en] step 1: gc_off,batch_too_large"
+        case = await bot.db(bot.store.case, config.outbox[0].id)
+        assert case is not None and [text for _, text in case.inputs] == [CONFIG, LOG]
+        await listeners.on_message(bot, log)  # a replay: already answered through the fold
+        another = Message(LOG, User(7), Channel(HELP))  # the case is complete now: no second fold
+        await listeners.on_message(bot, another)  # type: ignore[arg-type]
+        assert len(target.edits) == 1 and another.outbox == []
+        elsewhere = Message(LOG, User(8), Channel(HELP))  # someone else's log is their own case
+        await listeners.on_message(bot, elsewhere)  # type: ignore[arg-type]
+        assert len(elsewhere.outbox) == 1 and len(target.edits) == 1
+    finally:
+        await bot.close()
+
+
+async def test_no_fold_after_the_edit_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bot = await make_bot(tmp_path, user_cooldown_seconds=0)
+    try:
+        target = PartialTarget()
+        monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
+        config = Message(CONFIG, User(7), Channel(HELP))
+        await listeners.on_message(bot, config)  # type: ignore[arg-type]
+        monkeypatch.setattr("bot.listeners.time.time", lambda: 4_000_000_000.0)
+        log = Message(LOG, User(7), Channel(HELP))
+        await listeners.on_message(bot, log)  # type: ignore[arg-type]
+        assert target.edits == [] and len(log.outbox) == 1
     finally:
         await bot.close()
 

@@ -4,6 +4,7 @@ from bot.engine import is_real_case, kinds_of_report
 from bot.triggers import (
     AutoScope,
     auto_enabled,
+    complements,
     in_auto_scope,
     may_be_forum_starter,
     mentions_bot,
@@ -96,3 +97,17 @@ def test_kinds_ignore_a_config_echoed_in_a_log() -> None:
     assert (kinds.config, kinds.log) == (False, True)
     kinds = kinds_of_report(_report(config=_config()))
     assert (kinds.config, kinds.log) == (True, False)
+
+
+def test_complements() -> None:
+    from bot.engine import InputKinds
+
+    config, log, both, none = (
+        InputKinds(True, False),
+        InputKinds(False, True),
+        InputKinds(True, True),
+        InputKinds(False, False),
+    )
+    assert complements(config, log) and complements(log, config)
+    assert not complements(config, config) and not complements(log, log)
+    assert not complements(both, log) and not complements(config, both) and not complements(none, log)
