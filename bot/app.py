@@ -299,6 +299,15 @@ class OomBot(commands.Bot):
                 )
 
         await asyncio.to_thread(persist)
+        log.info(
+            "reply %s (guild=%s channel=%s source=%s step=%s): %s",
+            reply_id,
+            request.guild_id,
+            request.channel_id,
+            request.source_id,
+            prepared.step,
+            ",".join(f.rule_id for f in prepared.report.findings) or "-",
+        )
 
     async def apologize(self, interaction: discord.Interaction) -> None:
         try:
