@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from diagnosis import diagnose, render
 from diagnosis.models import Report
+from diagnosis.rules import RULE_IDS
+from diagnosis.scrub import scrub
 
 
 class ReplyFileLike(Protocol):
@@ -82,50 +85,32 @@ def is_real_case(report: Report) -> bool:
 class DiagnosisEngine:
     """The real engine (`diagnosis` + `diagnosis.render`)."""
 
-    def __init__(self) -> None:
-        from diagnosis.rules import RULE_IDS
-
-        self.rule_ids = RULE_IDS
+    rule_ids = RULE_IDS
 
     def diagnose(
         self, inputs: Sequence[str], *, locale: str | None, gpu_vram_gib: float | None, sources: Sequence[str]
     ) -> Report:
-        from diagnosis import diagnose
-
         return diagnose(list(inputs), locale=locale, gpu_vram_gib=gpu_vram_gib, sources=list(sources))
 
     def render(self, report: Report, *, lang: str, step: int) -> DiscordReplyLike:
-        from diagnosis.render import render_discord
-
-        reply: DiscordReplyLike = render_discord(report, lang=lang, step=step)
-        return reply
+        return render.render_discord(report, lang=lang, step=step)
 
     def message(self, key: str, lang: str, **params: object) -> str:
-        from diagnosis.render import message
-
-        return str(message(key, lang, **params))
+        return render.message(key, lang, **params)
 
     def choose_language(
         self, explicit: str | None, user_locale: str | None, guild_default: str | None, text_hint: str | None
     ) -> str:
-        from diagnosis.render import choose_language
-
-        return str(choose_language(explicit, user_locale, guild_default, text_hint))
+        return render.choose_language(explicit, user_locale, guild_default, text_hint)
 
     def scrub(self, text: str, source: str) -> str:
-        from diagnosis.scrub import scrub
-
         return scrub(text, source)[0]
 
     def kinds(self, text: str) -> InputKinds:
         return kinds_of_report(self.diagnose([text], locale=None, gpu_vram_gib=None, sources=["message"]))
 
     def rules_text(self, lang: str) -> str:
-        from diagnosis.render import render_rules
-
-        return render_rules(lang)
+        return render.render_rules(lang)
 
     def explain(self, rule_id: str, lang: str) -> str | None:
-        from diagnosis.render import render_explain
-
-        return render_explain(rule_id, lang)
+        return render.render_explain(rule_id, lang)
