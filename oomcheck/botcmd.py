@@ -120,6 +120,9 @@ async def _serve(settings: BotSettings, token: str, err: TextIO) -> int:
     except discord.LoginFailure:
         err.write(_say("run.login_failed", settings.default_language) + "\n")
         return EXIT_USAGE
+    except discord.PrivilegedIntentsRequired:
+        err.write(_say("run.intents_required", settings.default_language) + "\n")
+        return EXIT_USAGE
     finally:
         if not bot.is_closed():
             await bot.close()

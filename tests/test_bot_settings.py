@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import discord
 import pytest
 from pydantic import ValidationError
 
@@ -170,3 +171,41 @@ def test_run_bot_health_exit_codes(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     assert run_bot(check_config=False, out=out, err=err, health=True) == 1
     write_heartbeat(beat)
     assert run_bot(check_config=False, out=out, err=err, health=True) == 0
+
+
+class RefusedBot:
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.closed = False
+
+    async def start(self, token: str) -> None:
+        raise self.error
+
+    def is_closed(self) -> bool:
+        return self.closed
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize(
+    ("error", "needle"),
+    [
+        (discord.LoginFailure("bad"), "DISCORD_TOKEN"),
+        (discord.PrivilegedIntentsRequired(None), "Message Content Intent"),
+    ],
+)
+def test_refusals_by_discord_are_sentences_with_exit_2(
+    monkeypatch: pytest.MonkeyPatch, error: Exception, needle: str
+) -> None:
+    import asyncio
+
+    from oomcheck import botcmd
+
+    bot = RefusedBot(error)
+    monkeypatch.setattr("bot.app.create_bot", lambda settings: bot)
+    err = io.StringIO()
+    settings = BotSettings(DISCORD_TOKEN="t", default_language="en")
+    assert asyncio.run(botcmd._serve(settings, "t", err)) == 2
+    assert needle in err.getvalue()
+    assert bot.closed
