@@ -76,6 +76,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     bot = sub.add_parser("bot", help="run the Discord bot")
     bot.add_argument("--check-config", action="store_true", help="validate the settings and exit")
+    bot.add_argument("--health", action="store_true", help="exit 0 when the running bot's heartbeat is fresh")
     return parser
 
 
@@ -165,7 +166,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     if args.command == "bot":
         from oomcheck.botcmd import run_bot
 
-        return run_bot(check_config=args.check_config, out=out, err=err)
+        return run_bot(check_config=args.check_config, health=args.health, out=out, err=err)
     return EXIT_USAGE
 
 
