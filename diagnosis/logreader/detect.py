@@ -36,14 +36,15 @@ _STRONG = re.compile(
     r"|\x1b\[[\d;?]{0,20}[A-Za-z]"  # an ANSI colour or cursor code: a terminal wrote this
 )
 
-# Lines that start (after indentation) with something a program prints. Each alternative begins with a
-# literal, and the only repetitions are bounded, so a scan over megabytes stays linear.
+# Lines that start (after a line break and indentation) with something a program prints. The pattern
+# opens with the break itself, so the scanner jumps from break to break, and every repetition is bounded:
+# a scan over megabytes stays linear.
 _LINE = re.compile(
-    r"(?:^|\r)[ \t]{0,40}(?:"
+    r"[\n\r][ \t]{0,40}(?:"
     r"File \"[^\"\n]{1,1000}\", line \d+"  # traceback frame
     r"|[A-Za-z_][\w.]{0,200}[a-z](?:Error|Exception): "  # the final line of a traceback
-    r"|MemoryError$"
-    r"|Killed$"
+    r"|MemoryError(?=[\r\n]|$)"
+    r"|Killed(?=[\r\n]|$)"
     r"|Loading (?:transformer|checkpoint shards|VAE|T5|CLIP|[\w.\- ]{1,40} model)"
     r"|Quantizing (?:[Tt]ransformer|Text Encoder|T5|Gemma2)"
     r"|- quantizing (?:\d+ transformer blocks|extras)"
@@ -53,22 +54,21 @@ _LINE = re.compile(
     r"|Skipping first sample"
     r"|Running 1 job|Running  1 process|# Running job: "
     r"|Bucket sizes for "
-    r"|\d+ buckets made$"
-    r"|\d{2,5}x\d{2,5}(?:x\d{1,4}f)?: \d+ files$"
+    r"|\d+ buckets made(?=[\r\n]|$)"
+    r"|\d{2,5}x\d{2,5}(?:x\d{1,4}f)?: \d+ files(?=[\r\n]|$)"
     r"|-  (?:Found \d+ (?:images|videos)|Preprocessing (?:image|video) dimensions)"
     r"|create LoRA (?:network|for )"
     r"|Saving at step \d|Saved checkpoint to "
     r"|Using SQLite database at "
     r"|#{4} IMPORTANT RESUMING FROM "
     r"|# OOM during training step"
-    r"|Model Loaded$|Making pipe$|Preparing Model$"
+    r"|Model Loaded(?=[\r\n]|$)|Making pipe(?=[\r\n]|$)|Preparing Model(?=[\r\n]|$)"
     r"|Timer '[^'\n]{1,80}':"
-    r"|- \d+ (?:completed jobs?|failures?)$"
+    r"|- \d+ (?:completed jobs?|failures?)(?=[\r\n]|$)"
     r"|\| GPU  Name"
     r"|\+-{5,}\+"
     r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] "  # dmesg -T
     r")",
-    re.MULTILINE,
 )
 
 # A tqdm bar: "name:  12%|█▏   | 360/3000 [10:42<…".
@@ -92,6 +92,6 @@ def is_log_text(text: str) -> bool:
     for part in parts:
         if _STRONG.search(part) or _PROGRESS.search(part) or _SHELL_KILLED.search(part):
             return True
-        if _LINE.search(part):
+        if _LINE.search("\n" + part):  # the break in front lets the first line match too
             return True
     return False

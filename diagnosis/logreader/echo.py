@@ -8,13 +8,11 @@ accepted only when it parses as JSON and looks like a process (it has a `type` o
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Iterator
 
 from diagnosis.limits import Limits
 from diagnosis.models import Piece, PieceKind
 
-_OPEN = re.compile(r"^\{[ \t]*$", re.MULTILINE)
-_CLOSE = re.compile(r"^\}[ \t]*$", re.MULTILINE)
 _PROCESS_KEYS = frozenset({"type", "train", "model", "network", "datasets", "save", "sample"})
 # A log may echo several jobs; the first few candidates are enough to find one.
 _MAX_CANDIDATES = 8
@@ -28,19 +26,33 @@ def _process_like(data: object) -> bool:
     return len(_PROCESS_KEYS.intersection(data)) >= 2
 
 
+def _lines_alone(text: str, char: str, start: int) -> Iterator[int]:
+    """Offsets of the lines from `start` on that hold only `char` (and trailing blanks)."""
+    at = start if text.startswith(char, start) and (start == 0 or text[start - 1] == "\n") else -1
+    while True:
+        if at < 0:
+            found = text.find("\n" + char, start)
+            if found < 0:
+                return
+            at = found + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if not text[at + 1 : end].strip(" \t\r"):
+            yield at
+        start, at = end, -1
+
+
 def echoed_config(text: str, piece: Piece, limits: Limits) -> tuple[Piece, dict[str, object]] | None:
     """The first echoed process dict in `text` as a CONFIG_JSON piece (and its parsed data), or None."""
-    for tried, opening in enumerate(_OPEN.finditer(text)):
+    for tried, opening in enumerate(_lines_alone(text, "{", 0)):
         if tried >= _MAX_CANDIDATES:
             break
-        closing = _CLOSE.search(text, opening.end())
+        closing = next(_lines_alone(text, "}", opening + 1), None)
         if closing is None:
             return None
-        body = text[opening.start() : closing.end()]
-        if (
-            len(body) > limits.max_config_bytes
-            or len(body.encode("utf-8", "replace")) > limits.max_config_bytes
-        ):
+        body = text[opening : closing + 1]
+        cap = limits.max_config_bytes
+        if len(body) > cap or len(body.encode("utf-8", "replace")) > cap:
             continue
         try:
             data = json.loads(body)
@@ -48,13 +60,12 @@ def echoed_config(text: str, piece: Piece, limits: Limits) -> tuple[Piece, dict[
             continue
         if not _process_like(data):
             continue
-        start_line = text.count("\n", 0, opening.start())
         echo = Piece(
             kind=PieceKind.CONFIG_JSON,
             text=body,
             source=piece.source,
             input_index=piece.input_index,
-            line_offset=piece.line_offset + start_line,
+            line_offset=piece.line_offset + text.count("\n", 0, opening),
             from_log=True,
         )
         return echo, data

@@ -20,6 +20,8 @@ _TRAINER_VERSION = re.compile(
 # then one with the memory "| 30%   45C  P2  120W / 450W |  23000MiB /  24564MiB |".
 _SMI_GPU_ROW = re.compile(r"^\|\s{1,6}(\d{1,2})\s{1,6}(\S[^|]{2,80})\|")
 _SMI_MEMORY = re.compile(r"\|\s{0,30}(\d{1,7})MiB\s{0,4}/\s{0,4}(\d{1,7})MiB\s{0,30}\|")
+# A log may name GPUs on many lines; the first few are all that matter.
+_MAX_GPUS = 16
 _GPU_WORDS = ("NVIDIA", "GeForce", "RTX", "GTX", "Tesla", "Quadro", "Radeon")
 
 
@@ -42,31 +44,49 @@ class Environment:
     _smi_row: GpuSeen | None = None
 
     def feed(self, line: str) -> None:
+        # Plain substring tests: far cheaper per line than one regex alternation over all clues.
+        if "/" in line or "\\" in line:
+            self._feed_paths(line)
+        if "WinError" in line or "os error 1455" in line or "WDDM" in line:
+            self.os_votes["windows"] += 1
+        elif "Out of memory: Killed process" in line or "oom-killer" in line:
+            self.os_votes["linux"] += 1
+        elif "MPS backend" in line:
+            self.os_votes["macos"] += 1
+        if self.torch_version is None and "orch" in line:
+            version = _TORCH_VERSION.search(line)
+            if version is not None:
+                self.torch_version = version.group(1)
+        if self.trainer_version is None and "oolkit" in line:
+            trainer = _TRAINER_VERSION.search(line)
+            if trainer is not None:
+                self.trainer_version = trainer.group(1)
+        if (
+            "MiB" in line
+            or "NVIDIA" in line
+            or "GeForce" in line
+            or "RTX" in line
+            or "GTX" in line
+            or "Tesla" in line
+            or "Quadro" in line
+            or "Radeon" in line
+        ):
+            self._feed_gpu(line)
+
+    def _feed_paths(self, line: str) -> None:
         if (":\\" in line or ":/" in line) and _WINDOWS_PATH.search(line):
             self.os_votes["windows"] += 1
-        if (
+        elif (
             "/home/" in line
             or "/root/" in line
             or "/workspace/" in line
             or "/usr/" in line
             or "/mnt/" in line
+            or "/opt/" in line
         ):
             self.os_votes["linux"] += 1
-        elif "/Users/" in line or "MPS backend" in line:
+        elif "/Users/" in line:
             self.os_votes["macos"] += 1
-        if "WinError" in line or "os error 1455" in line or "WDDM" in line:
-            self.os_votes["windows"] += 1
-        if "Out of memory: Killed process" in line or "oom-killer" in line:
-            self.os_votes["linux"] += 1
-        if self.torch_version is None and ("torch" in line or "Torch" in line):
-            version = _TORCH_VERSION.search(line)
-            if version is not None:
-                self.torch_version = version.group(1)
-        if self.trainer_version is None and ("toolkit" in line or "Toolkit" in line):
-            trainer = _TRAINER_VERSION.search(line)
-            if trainer is not None:
-                self.trainer_version = trainer.group(1)
-        self._feed_gpu(line)
 
     def _feed_gpu(self, line: str) -> None:
         if self._smi_row is not None and "MiB" in line:
@@ -74,7 +94,7 @@ class Environment:
             if memory is not None:
                 self._smi_row.total_bytes = int(memory.group(2)) * 1024 * 1024
             self._smi_row = None
-        if not any(word in line for word in _GPU_WORDS):
+        if len(self.gpus) >= _MAX_GPUS or not any(word in line for word in _GPU_WORDS):
             return
         found = vram_of_gpu_name(line[:400])
         if found is None:

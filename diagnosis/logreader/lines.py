@@ -15,7 +15,7 @@ from typing import NamedTuple
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 
 # AI Toolkit prints its fatal error right after a paused progress bar, often on the same line.
-_ERROR_RUNNING_JOB = "Error running job: "
+ERROR_RUNNING_JOB = "Error running job: "
 
 
 class Segment(NamedTuple):
@@ -28,24 +28,39 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
-def segments(text: str, max_line_chars: int) -> Iterator[Segment]:
-    """Every logical line of `text`, in order."""
+def physical_lines(text: str) -> list[str]:
+    """The `\n`-separated lines of `text`, without a BOM or NUL characters."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\x00" in text:
         text = text.replace("\x00", "")  # UTF-16 read as bytes; decode removes these, but be safe
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = strip_ansi(raw[: max_line_chars * 2]) if "\x1b" in raw else raw
-        cut = len(line) > max_line_chars or len(raw) > max_line_chars * 2
+    return text.split("\n")
+
+
+def is_plain(raw: str, max_line_chars: int) -> bool:
+    """A line that is its own single segment (most are): short, no redraws, no colours, no glued error."""
+    return (
+        len(raw) <= max_line_chars and "\r" not in raw and "\x1b" not in raw and ERROR_RUNNING_JOB not in raw
+    )
+
+
+def segments_of(number: int, raw: str, max_line_chars: int) -> Iterator[Segment]:
+    """The logical lines of physical line `number`."""
+    parts = raw.split("\r") if "\r" in raw else (raw,)
+    for index, part in enumerate(parts):
+        if not part and index:
+            continue  # the empty tail of a "\r\n" break or of a final redraw
+        cut = len(part) > max_line_chars
+        if "\x1b" in part:
+            # Colour codes add length without text: strip them from a bounded slice, then cut.
+            long_raw = len(part) > max_line_chars * 2
+            part = strip_ansi(part[: max_line_chars * 2])
+            cut = long_raw or len(part) > max_line_chars
         if cut:
-            line = line[:max_line_chars]
-        parts = line.split("\r") if "\r" in line else (line,)
-        for index, part in enumerate(parts):
-            if not part and index:
-                continue  # the empty tail of a "\r\n" break or of a final redraw
-            at = part.find(_ERROR_RUNNING_JOB, 1)
-            if at > 0:
-                yield Segment(number, part[:at], cut)
-                yield Segment(number, part[at:], cut)
-            else:
-                yield Segment(number, part, cut)
+            part = part[:max_line_chars]
+        at = part.find(ERROR_RUNNING_JOB, 1)
+        if at > 0:
+            yield Segment(number, part[:at], cut)
+            yield Segment(number, part[at:], cut)
+        else:
+            yield Segment(number, part, cut)

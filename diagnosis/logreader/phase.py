@@ -69,7 +69,11 @@ _EXACT: dict[str, Mark] = {
     "Making pipe": Mark.MODEL_LOAD,
     "Preparing Model": Mark.MODEL_LOAD,
 }
-_FIRST_CHARS = frozenset(start[0] for start in (*(s for s, _ in _STARTS), *_EXACT))
+# The starts grouped by their first character, so a line is compared with a handful of them at most.
+_BY_FIRST: dict[str, tuple[tuple[str, Mark], ...]] = {
+    first: tuple(entry for entry in _STARTS if entry[0][0] == first) for first in {s[0] for s, _ in _STARTS}
+}
+_EXACT_FIRST = frozenset(text[0] for text in _EXACT)
 _BUCKET_LINE = re.compile(r"\d{2,5}x\d{2,5}(?:x\d{1,4}f)?: \d{1,9} files$|\d{1,6} buckets made$")
 
 
@@ -81,12 +85,11 @@ def marker_of(line: str) -> Mark | None:
     first = text[0]
     if first.isdigit():
         return Mark.DATALOADER if _BUCKET_LINE.match(text) else None
-    if first not in _FIRST_CHARS:
-        return None
-    exact = _EXACT.get(text.rstrip())
-    if exact is not None:
-        return exact
-    for start, mark in _STARTS:
+    if first in _EXACT_FIRST:
+        exact = _EXACT.get(text.rstrip())
+        if exact is not None:
+            return exact
+    for start, mark in _BY_FIRST.get(first, ()):
         if text.startswith(start):
             return mark
     return None

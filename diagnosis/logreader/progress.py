@@ -56,10 +56,8 @@ def bar_description(line: str) -> str | None:
     return head[:-1].strip() if head.endswith(":") else head.strip()
 
 
-def classify_bar(line: str, job_name: str | None) -> Bar | None:
-    description = bar_description(line)
-    if description is None:
-        return None
+def classify_bar(description: str, line: str, job_name: str | None) -> Bar:
+    """What a bar with this description (from `bar_description`) counts."""
     for prefix, kind in _KNOWN:
         if description.startswith(prefix):
             return Bar(description, kind)

@@ -14,9 +14,9 @@ from diagnosis.limits import Limits
 from diagnosis.logreader import errors, oom
 from diagnosis.logreader.echo import echoed_config
 from diagnosis.logreader.env import Environment
-from diagnosis.logreader.lines import segments
+from diagnosis.logreader.lines import is_plain, physical_lines, segments_of
 from diagnosis.logreader.phase import Frame, Mark, marker_of, parse_frame, phase_of_frames
-from diagnosis.logreader.progress import BarKind, bar_counts, classify_bar
+from diagnosis.logreader.progress import Bar, BarKind, bar_counts, bar_description, classify_bar
 from diagnosis.models import LogFacts, LogLine, NonOomError, OomEvent, OomKind, Phase, Piece
 
 # Evidence lines are quoted back to the user; a few hundred characters identify any line.
@@ -56,8 +56,13 @@ _NUMBERS = ("tried_bytes", "total_bytes", "free_bytes", "process_bytes", "alloca
 class _Marker:
     seq: int
     mark: Mark
-    where: LogLine
+    line: int
+    text: str
     after_training: bool  # a training bar had been drawn before this marker
+
+    @property
+    def where(self) -> LogLine:
+        return _quote(self.line, self.text)
 
 
 @dataclass
@@ -106,6 +111,7 @@ class _Reader:
         self.markers: list[_Marker] = []
         self.run_open = False  # the last marker may absorb the next one of the same kind
         self.training_seen = False
+        self.last_bar: Bar | None = None  # bars redraw with the same description: classify once
         self.job_name: str | None = None
         self.events: list[OomEvent] = []
         self.event_seqs: list[int] = []
@@ -128,10 +134,9 @@ class _Reader:
         self.quiet_since_event = False
         last = self.markers[-1] if self.markers else None
         if self.run_open and last is not None and last.mark is mark:
-            last.seq = self.seq
-            last.where = _quote(line, text)
+            last.seq, last.line, last.text = self.seq, line, text
             return
-        self.markers.append(_Marker(self.seq, mark, _quote(line, text), self.training_seen))
+        self.markers.append(_Marker(self.seq, mark, line, text, self.training_seen))
         self.run_open = True
 
     def add_event(self, event: OomEvent) -> None:
@@ -179,6 +184,12 @@ class _Reader:
     # The pass
 
     def feed(self, line: int, text: str) -> None:
+        if "%|" in text and self.open_tb is None and self.pending_async is None:
+            # Progress bars are most of a long log: take them first, without the other checks.
+            if self.pending_error is not None:
+                self.finish_error()
+            self.feed_bar(line, text)
+            return
         self.env.feed(text)
         stripped = text.strip()
         if self.pending_async is not None:
@@ -241,9 +252,13 @@ class _Reader:
         return False
 
     def feed_bar(self, line: int, text: str) -> None:
-        bar = classify_bar(text, self.job_name)
-        if bar is None:
-            return
+        bar = self.last_bar
+        if bar is None or not bar.description or not text.startswith(bar.description + ":"):
+            description = bar_description(text)
+            if description is None:
+                return
+            if bar is None or bar.description != description:
+                bar = self.last_bar = classify_bar(description, text, self.job_name)
         if bar.kind is BarKind.TRAINING:
             self.training_seen = True
             if self.job_name is None and bar.description:
@@ -272,6 +287,8 @@ class _Reader:
             if parsed.kind is OomKind.CUDA_ASYNC_ALLOC:
                 self.pending_async = self.events[-1]
             return
+        if "rror" not in text and "xception" not in text and "terminate called" not in text:
+            return
         headline: str | None = None
         if stripped.startswith(_ERROR_RUNNING_JOB):
             headline = stripped[len(_ERROR_RUNNING_JOB) :].strip() or None
@@ -286,10 +303,16 @@ class _Reader:
             )
 
     def run(self, text: str) -> None:
-        for segment in segments(text, self.limits.max_line_chars):
-            self.cut_lines = self.cut_lines or segment.cut
-            self.feed(segment.line, segment.text)
-            self.seq += 1
+        limit = self.limits.max_line_chars
+        for number, raw in enumerate(physical_lines(text), start=1):
+            if is_plain(raw, limit):
+                self.feed(number, raw)
+                self.seq += 1
+                continue
+            for segment in segments_of(number, raw, limit):
+                self.cut_lines = self.cut_lines or segment.cut
+                self.feed(segment.line, segment.text)
+                self.seq += 1
         self.finish_error()
         self.close_traceback(None)
 
@@ -372,7 +395,7 @@ def _step(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
         if anchor is not None and marker.seq >= anchor:
             continue
         if marker.mark is Mark.TRAINING:
-            counts = bar_counts(marker.where.text)
+            counts = bar_counts(marker.text)
             if counts is not None:
                 facts.step, facts.total_steps = counts
                 return
