@@ -42,6 +42,14 @@ NOT_NAMED = [
     "lr 4090.5",
     "no gpu mentioned here at all",
     "",
+    "I trained 3000 steps and at step 2080 it crashed",
+    "INFO:root:step 3090 done in 1.2s",
+    "see issue #4090 for details",
+    "[2026-11-30 01:02:03] epoch 3060 loss 0.123",
+    "Saving at step 4080",
+    "it saved 5090 steps",
+    "[10:42<1:18:27,  1.78s/it, lr: 1.0e-04 loss: 4.123e-01]",
+    "resolution: 4090",
 ]
 
 
@@ -53,6 +61,10 @@ def test_names(text: str, name: str, gb: float) -> None:
 @pytest.mark.parametrize("text", NOT_NAMED)
 def test_not_a_card(text: str) -> None:
     assert vram_of_gpu_name(text) is None
+
+
+def test_a_count_before_the_card_does_not_hide_it() -> None:
+    assert vram_of_gpu_name("after 2080 steps my 4090 ran out") == ("RTX 4090", 24.0)
 
 
 def test_first_named_card_wins() -> None:

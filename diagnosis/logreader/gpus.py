@@ -115,6 +115,21 @@ _SIZE_RE = re.compile(
 # Scanning a whole multi-megabyte log for names is wasted work: callers pass lines or prose, and very
 # long texts are cut here.
 _MAX_SCAN_CHARS = 1_000_000
+# Every model number in the table. Trying the full pattern (dozens of alternatives) at every position is
+# slow, so the scan first finds a known model number and tries the pattern only in a window around it.
+_MODEL_NUMBERS = frozenset(number for row in GPU_TABLE for number in re.findall(r"\d+", row.pattern))
+_NUMBER = re.compile(r"(?<![\d.:/])\d{1,4}(?![\d./%])")
+_COUNT_WORDS_BEFORE = frozenset(
+    {"step", "steps", "epoch", "epochs", "iteration", "iterations", "iter", "line", "port", "pid", "process"}
+    | {"width", "height", "resolution", "size", "batch", "rank", "of", "#", "issue", "pr", "commit", "x"}
+)
+_COUNT_WORDS_AFTER = frozenset(
+    {"step", "steps", "epoch", "epochs", "iterations", "it", "px", "pixels", "images", "files", "samples"}
+    | {"mib", "mb", "gib", "kb", "x", "lines", "tokens", "frames"}
+)
+_WORD_SPLIT = re.compile(r"[:=#(,\[]")
+_BEFORE = 40  # room for "NVIDIA GeForce RTX " and the like
+_AFTER = 24  # room for " Ti Super", "-SXM4"
 
 
 def vram_of_gpu_name(text: str) -> tuple[str, float] | None:
@@ -122,16 +137,32 @@ def vram_of_gpu_name(text: str) -> tuple[str, float] | None:
     if not text:
         return None
     scan = text[:_MAX_SCAN_CHARS]
-    for match in _NAME_RE.finditer(scan):
-        group = match.lastgroup
-        if group is None:
-            continue
-        row = GPU_TABLE[int(group[1:])]
-        gb = row.gb
-        size = _SIZE_RE.match(scan, match.end())
-        if size is not None:
-            stated = float(size.group(1))
-            if stated in row.sizes:
-                gb = stated
-        return row.name, float(gb)
+    for number in _NUMBER.finditer(scan):
+        at = number.start()
+        digits = number.group()
+        if digits not in _MODEL_NUMBERS or (len(digits) < 4 and not (at and scan[at - 1].isalpha())):
+            continue  # short model numbers only exist glued to a letter: A100, L40S, T4
+        for match in _NAME_RE.finditer(scan, max(0, at - _BEFORE), number.end() + _AFTER):
+            if match.start() <= at < match.end() and match.lastgroup is not None:
+                if match.group().isdigit() and _counts_something(scan, match.start(), match.end()):
+                    break
+                return _with_size(scan, match.end(), GPU_TABLE[int(match.lastgroup[1:])])
     return None
+
+
+def _counts_something(scan: str, start: int, end: int) -> bool:
+    """A bare number next to words that make it a count or a size ("step 3090", "2080 steps")."""
+    before = scan[max(0, start - 24) : start].split()
+    after = scan[end : end + 24].split()
+    pieces = [piece for piece in _WORD_SPLIT.split(before[-1]) if piece] if before else []
+    word_before = pieces[-1].lower() if pieces else ("#" if before and before[-1].endswith("#") else "")
+    word_after = after[0].strip(".,:;)").lower() if after else ""
+    return word_before in _COUNT_WORDS_BEFORE or word_after in _COUNT_WORDS_AFTER
+
+
+def _with_size(scan: str, end: int, row: GpuModel) -> tuple[str, float]:
+    gb = row.gb
+    size = _SIZE_RE.match(scan, end)
+    if size is not None and float(size.group(1)) in row.sizes:
+        gb = float(size.group(1))
+    return row.name, float(gb)
