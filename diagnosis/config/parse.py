@@ -48,6 +48,9 @@ from diagnosis.models import (
 _FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # Documents of a multi-document stream that are looked at for the job.
 _MAX_DOCUMENTS = 16
+# Bounds for re-scanning a text that holds a tab with the pure-Python scanner (see _python_scanner_error).
+_PY_SCAN_CHARS = 256 * 1024
+_PY_SCAN_BRACKETS = 400
 
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUES = frozenset({"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
@@ -391,7 +394,30 @@ def _events(text: str) -> Iterator[Any]:
     yield from yaml.parse(text, Loader=_FAST_LOADER)
 
 
+def _python_scanner_error(text: str) -> ConfigError | None:
+    """What AI Toolkit's own loader (PyYAML's pure-Python SafeLoader) says about tabs.
+
+    libyaml accepts tabs in places where the Python scanner stops (`batch_size: 4<TAB>`, a tab before a
+    comment), and words tab errors differently. AI Toolkit loads with the Python scanner, so a text with
+    a tab is scanned by it too. The Python scanner is slow on deep flow nesting, so only texts that are
+    small and shallow enough are checked.
+    """
+    if _FAST_LOADER is yaml.SafeLoader or "\t" not in text or len(text) > _PY_SCAN_CHARS:
+        return None
+    if text.count("[") + text.count("{") > _PY_SCAN_BRACKETS:
+        return None
+    try:
+        for _ in yaml.scan(text, Loader=yaml.SafeLoader):
+            pass
+    except yaml.YAMLError as exc:
+        return _yaml_error(text, exc)
+    return None
+
+
 def _parse_yaml(text: str, limits: Limits) -> _Parsed:
+    tab_error = _python_scanner_error(text)
+    if tab_error is not None:
+        return _Parsed(None, {}, tab_error, [])
     first: _Parsed | None = None
     builder = _YamlBuilder(limits)
     documents = 0
