@@ -11,7 +11,7 @@ import logging
 from collections.abc import Sequence
 
 from diagnosis.config.parse import parse_config
-from diagnosis.facts import build_facts, choose_config, choose_log, real_secrets
+from diagnosis.facts import build_facts, choose_config, choose_log, real_secrets, usable_vram
 from diagnosis.facts_model import Facts
 from diagnosis.intake import read_case
 from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
@@ -61,11 +61,11 @@ def _config_from_log(logs: Sequence[LogFacts], limits: Limits) -> ConfigDoc | No
 
 
 def _notes(
-    intake: Intake, configs: Sequence[ConfigDoc], logs: Sequence[LogFacts], facts: Facts
+    intake: Intake, configs: Sequence[ConfigDoc], logs: Sequence[LogFacts], facts: Facts, limits: Limits
 ) -> list[Note]:
     notes: list[Note] = []
     if intake.truncated:
-        notes.append(Note("input_truncated", {"limit_mib": DEFAULT_LIMITS.max_input_bytes // (1024 * 1024)}))
+        notes.append(Note("input_truncated", {"limit_mib": round(limits.max_input_bytes / (1024 * 1024), 2)}))
     hit: list[str] = list(intake.limits_hit)
     for doc in configs:
         hit += doc.limits_hit
@@ -105,7 +105,7 @@ def _diagnose(
 
     doc = choose_config(configs)
     ladder = build_ladder(ranked, doc, recheck, limits)
-    notes = _notes(intake, configs, logs, facts)
+    notes = _notes(intake, configs, logs, facts, limits)
     notes += [Note("rule_failed", {"rule_id": rule_id}) for rule_id in failed]
     return Report(
         findings=ranked,
@@ -122,8 +122,9 @@ def _diagnose(
 
 def _fallback(locale: str | None, gpu_vram_gib: float | None) -> Report:
     facts = Facts()
-    if gpu_vram_gib is not None:
-        facts.vram_gib, facts.vram_source = float(gpu_vram_gib), "user"
+    stated = usable_vram(gpu_vram_gib)
+    if stated is not None:
+        facts.vram_gib, facts.vram_source = stated, "user"
     finding = Finding(
         rule_id="input_incomplete",
         severity=Severity.INFO,

@@ -8,12 +8,13 @@ batch 1.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from diagnosis.facts_model import DatasetFacts, Facts
-from diagnosis.facts_prose import read_prose
+from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.families import arch_from_name, family_for, table, vram_class
 from diagnosis.logreader.gpus import vram_of_gpu_name
 from diagnosis.models import (
@@ -488,6 +489,13 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
         facts.device_index = main.device_index
 
 
+def usable_vram(gib: float | None) -> float | None:
+    """A stated VRAM size, or None when it is no size at all (NaN, infinite, zero or negative)."""
+    if gib is None or not math.isfinite(gib) or gib <= 0:
+        return None
+    return float(gib)
+
+
 def _read_vram(logs: Sequence[LogFacts], facts: Facts, prose_text: str, gpu_vram_gib: float | None) -> None:
     total = facts.fatal.total_bytes if facts.fatal is not None else None
     if total is None:
@@ -504,14 +512,13 @@ def _read_vram(logs: Sequence[LogFacts], facts: Facts, prose_text: str, gpu_vram
         facts.gpu_name = facts.gpu_name or named[0]
         facts.vram_gib, facts.vram_source = named[1], "gpu_name"
         return
-    if gpu_vram_gib is not None and gpu_vram_gib > 0:
-        facts.vram_gib, facts.vram_source = float(gpu_vram_gib), "user"
+    if usable_vram(gpu_vram_gib) is not None:
+        facts.vram_gib, facts.vram_source = usable_vram(gpu_vram_gib), "user"
         return
     facts.vram_gib, facts.vram_source = ASSUMED_VRAM_GIB, "assumed"
 
 
-def _read_prose(text: str, facts: Facts, *, situational: bool) -> None:
-    hints = read_prose(text)
+def _read_prose(hints: ProseHints, text: str, facts: Facts, *, situational: bool) -> None:
     facts.user_text = text
     if hints.regression:
         facts.says_regression = True
@@ -540,10 +547,6 @@ def _read_prose(text: str, facts: Facts, *, situational: bool) -> None:
             facts.evidence["phase"] = user_evidence(hints.phase_quote or "")
 
 
-def _prose_vram(text: str) -> float | None:
-    return read_prose(text).vram_gib
-
-
 def build_facts(
     intake: Intake,
     configs: Sequence[ConfigDoc],
@@ -558,15 +561,16 @@ def build_facts(
     doc = choose_config(configs)
     if doc is not None:
         _read_config(doc, facts)
+    hints = read_prose(intake.prose)
     if situational:
         _read_logs(logs, facts)
-        _read_prose(intake.prose, facts, situational=True)
-        stated = gpu_vram_gib if gpu_vram_gib is not None else _prose_vram(intake.prose)
+        _read_prose(hints, intake.prose, facts, situational=True)
+        stated = gpu_vram_gib if gpu_vram_gib is not None else hints.vram_gib
         _read_vram(logs, facts, intake.prose, stated)
     else:
-        _read_prose(intake.prose, facts, situational=False)
-        if gpu_vram_gib is not None:
-            facts.vram_gib, facts.vram_source = float(gpu_vram_gib), "user"
+        _read_prose(hints, intake.prose, facts, situational=False)
+        if usable_vram(gpu_vram_gib) is not None:
+            facts.vram_gib, facts.vram_source = usable_vram(gpu_vram_gib), "user"
         else:
             facts.vram_gib, facts.vram_source = ASSUMED_VRAM_GIB, "assumed"
     facts.has_oom = (

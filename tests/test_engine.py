@@ -156,3 +156,10 @@ def test_never_raises(inputs: list[str | bytes]) -> None:
     report = diagnose(inputs)
     assert report.language in ("en", "ja")
     report_to_json(report)
+
+
+@pytest.mark.parametrize("vram", [float("nan"), float("inf"), -float("inf"), -1.0, 0.0])
+def test_a_stated_vram_that_is_no_size_is_ignored(vram: float) -> None:
+    report = diagnose([CONFIG], gpu_vram_gib=vram)
+    assert report.facts.vram_source == "assumed" and report.facts.vram_gib == 24.0
+    json.dumps(report_to_json(report).model_dump(), allow_nan=False)
