@@ -24,6 +24,8 @@ _QUOTE_CHARS = 200
 @dataclass(frozen=True)
 class _Patterns:
     regression: tuple[re.Pattern[str], ...]
+    worked_before: tuple[re.Pattern[str], ...]
+    same_settings: tuple[re.Pattern[str], ...]
     other_programs: tuple[re.Pattern[str], ...]
     te_not_released: tuple[re.Pattern[str], ...]
     phase: tuple[tuple[Phase, tuple[re.Pattern[str], ...]], ...]
@@ -51,6 +53,8 @@ def _patterns() -> _Patterns:
     )
     return _Patterns(
         regression=_compile(raw["regression"]),
+        worked_before=_compile(raw["worked_before"]),
+        same_settings=_compile(raw["same_settings"]),
         other_programs=_compile(raw["other_programs"]),
         te_not_released=_compile(raw["te_not_released"]),
         phase=tuple((Phase(k), _compile(v)) for k, v in raw["phase"].items()),
@@ -102,6 +106,10 @@ def read_prose(text: str) -> ProseHints:
         says_oom=_first(lines, pats.says_oom),
         host_killed=_first(lines, pats.host_killed),
     )
+    if hints.regression is None:
+        worked = _first(lines, pats.worked_before)
+        if worked is not None and _first(lines, pats.same_settings) is not None:
+            hints.regression = worked
     for phase, patterns in pats.phase:
         quote = _first(lines, patterns)
         if quote is not None:

@@ -140,6 +140,9 @@ def test_regression_words_en_and_ja() -> None:
     # "worked before" alone is about the user's own change, not an update.
     assert not build(JOB, prose="ran fine last week with batch 1, then I bumped batch to 4").says_regression
     assert not build(JOB, prose="前は動いてたんですが low_vram を false にしました").says_regression
+    # ... but together with "same settings" it is one.
+    assert build(JOB, prose="It worked fine before. Same settings, now it OOMs at step 1").says_regression
+    assert build(JOB, prose="前は動いていました。設定は同じです。").says_regression
 
 
 def test_phase_from_the_users_words_only_without_a_log_phase() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
-from diagnosis.rules.base import CACHING_PHASES, RuleSpec, ev, family, step_oom, vram
+from diagnosis.rules.base import CACHING_PHASES, RuleSpec, ev, family, gpu_oom, step_oom, vram
 
 # Dropping the largest bucket after a step OOM only helps when a high-resolution one is there.
 _HIGH_RES = 1024
@@ -45,7 +45,7 @@ def check(f: Facts) -> Finding | None:
     keep = sorted({r for ds in f.datasets for r in _kept(ds.resolutions, over, limit, largest)})
     if not from_config:
         keep = _kept(buckets, over, limit, largest)
-    if over and (in_step or f.phase in CACHING_PHASES or (f.phase == Phase.UNKNOWN and f.gpu_oom)):
+    if over and (in_step or f.phase in CACHING_PHASES or (f.phase == Phase.UNKNOWN and gpu_oom(f))):
         severity = Severity.ERROR
     elif over:
         severity = Severity.WARNING
