@@ -16,6 +16,9 @@ import yaml
 
 from diagnosis.models import Phase
 
+# A user's own words are a few lines; past these caps a "prose" is pasted material, and scanning all
+# of it would only cost time.
+_MAX_PROSE_CHARS = 64 * 1024
 _MAX_LINES = 2_000
 _MAX_LINE_CHARS = 2_000
 _QUOTE_CHARS = 200
@@ -81,7 +84,7 @@ class ProseHints:
 
 
 def _lines(text: str) -> list[str]:
-    return [line[:_MAX_LINE_CHARS] for line in text.splitlines()[:_MAX_LINES]]
+    return [line[:_MAX_LINE_CHARS] for line in text[:_MAX_PROSE_CHARS].splitlines()[:_MAX_LINES]]
 
 
 def _quote(line: str) -> str:
