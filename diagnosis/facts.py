@@ -51,6 +51,32 @@ _DTYPES = {
 }
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", "", "none", "null"}
+# Keys that tell which section a bare fragment (pasted without its `train:` line) is the inside of.
+_SECTION_KEYS: dict[str, frozenset[str]] = {
+    "train": frozenset(
+        {"batch_size", "gradient_checkpointing", "gradient_accumulation", "gradient_accumulation_steps",
+         "optimizer", "lr", "steps", "train_text_encoder", "unload_text_encoder", "cache_text_embeddings",
+         "disable_sampling", "skip_first_sample", "noise_scheduler", "train_unet"}
+    ),
+    "model": frozenset(
+        {"name_or_path", "arch", "quantize", "qtype", "quantize_te", "qtype_te", "low_vram",
+         "layer_offloading", "is_flux", "is_xl", "is_v3"}
+    ),
+    "sample": frozenset({"sample_every", "sample_steps", "prompts", "samples", "guidance_scale", "sampler"}),
+    "network": frozenset({"linear", "linear_alpha", "rank", "conv", "lokr_factor"}),
+}  # fmt: skip
+_SECTIONS = frozenset({"train", "model", "network", "datasets", "sample", "save", "job", "config", "process"})
+
+
+def _bare_section(data: dict[str, Any]) -> str | None:
+    """The section a fragment without any section key belongs to, by the keys it holds."""
+    if _SECTIONS.intersection(data):
+        return None
+    votes = {name: len(keys.intersection(data)) for name, keys in _SECTION_KEYS.items()}
+    best = max(votes, key=lambda name: votes[name])
+    return best if votes[best] > 0 else None
+
+
 _DEVICE_RE = re.compile(r"^\s*cuda\s*:\s*(\d{1,2})\s*$", re.IGNORECASE)
 
 
@@ -140,10 +166,18 @@ class _Config:
         proc = _get(doc.data, doc.process_path)
         self.proc: dict[str, Any] = proc if isinstance(proc, dict) else {}
         self.lines = doc.piece.text.splitlines()
+        self.bare = _bare_section(self.proc) if doc.shape == ConfigShape.FRAGMENT else None
+        facts.bare_section = self.bare
+
+    def real(self, path: KeyPath) -> KeyPath:
+        """Where a section's key sits in this document (a bare fragment has no section key)."""
+        if self.bare is not None and path[:1] == (self.bare,):
+            return path[1:]
+        return path
 
     def has(self, path: KeyPath) -> bool:
         node: Any = self.proc
-        for part in path:
+        for part in self.real(path):
             if isinstance(part, int):
                 if not isinstance(node, list) or not 0 <= part < len(node):
                     return False
@@ -153,10 +187,10 @@ class _Config:
         return True
 
     def raw(self, path: KeyPath) -> Any:
-        return _get(self.proc, path)
+        return _get(self.proc, self.real(path))
 
     def evidence(self, path: KeyPath) -> Evidence | None:
-        entry = self.doc.source_map.get(tuple(self.doc.process_path) + tuple(path))
+        entry = self.doc.source_map.get(tuple(self.doc.process_path) + tuple(self.real(path)))
         if entry is None:
             return None
         span = entry.key or entry.value
@@ -168,7 +202,7 @@ class _Config:
 
     def note(self, fact: str, path: KeyPath) -> None:
         """Remember where a fact came from (evidence) and the key to edit (path)."""
-        self.facts.paths[fact] = path
+        self.facts.paths[fact] = self.real(path)
         ev = self.evidence(path)
         if ev is not None:
             self.facts.evidence[fact] = ev

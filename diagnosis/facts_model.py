@@ -114,6 +114,7 @@ class Facts:
     config_shape: str | None = None  # ConfigShape value of the config read
     config_source: str | None = None
     config_from_log: bool = False  # the config was recovered from the JSON echoed in a log
+    bare_section: str | None = None  # a fragment that is the inside of one section ("train") without its key
     config_error: ConfigError | None = None  # the last pasted config does not parse
     config_error_line: int | None = None  # that error's line within its input (for evidence)
     datasets: list[DatasetFacts] = field(default_factory=list)

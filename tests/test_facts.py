@@ -95,6 +95,15 @@ def test_wrong_types_become_defaults_with_an_issue() -> None:
     assert any("batch_size" in i for i in f.issues) and any("gradient_checkpointing" in i for i in f.issues)
 
 
+def test_a_bare_train_block_without_its_key() -> None:
+    doc = parse_config(config_piece("batch_size: 4\ngradient_checkpointing: false  # fast\nlr: 1e-4\n"))
+    intake = Intake(pieces=[doc.piece], prose="", language_hint=None)
+    f = build_facts(intake, [doc], [], None)
+    assert f.bare_section == "train" and f.batch_size == 4 and f.gradient_checkpointing is False
+    assert f.paths["gradient_checkpointing"] == ("gradient_checkpointing",)
+    assert f.evidence["gradient_checkpointing"].line == 2
+
+
 def test_string_booleans_read_as_booleans() -> None:
     f = build("train:\n  gradient_checkpointing: 'false'\n")
     assert f.gradient_checkpointing is False and f.gc_explicit is True

@@ -65,8 +65,13 @@ def vram(f: Facts) -> float:
 
 
 def path(f: Facts, fact: str, default: KeyPath) -> KeyPath:
-    """The key to edit for a fact: where the config has it, else the canonical place."""
-    return f.paths.get(fact, default)
+    """The key to edit for a fact: where the config has it, else the canonical place (inside a bare
+    fragment of that section, without the section key)."""
+    if fact in f.paths:
+        return f.paths[fact]
+    if f.bare_section is not None and default[:1] == (f.bare_section,):
+        return default[1:]
+    return default
 
 
 def ev(f: Facts, *names: str) -> list[Evidence | None]:
