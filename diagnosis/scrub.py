@@ -17,6 +17,7 @@ import binascii
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from diagnosis.models import SecretHit
 
@@ -48,10 +49,14 @@ def _context(text: str, start: int, end: int) -> str:
     return window[left + 1 : right if right >= 0 else len(window)].lower()
 
 
+# Patterns begin with a literal ("hf_", ".", "_", "/", ":") and check the character before it with a
+# lookbehind placed after that literal: Python's regex engine then jumps between occurrences of the
+# literal instead of trying every offset, which keeps multi-megabyte logs fast.
+
 # --------------------------------------------------------------------------------------------------
 # Hugging Face: hf_ followed by 30–40 letters and digits (real ones are 34, mixed case).
 
-_HF = re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])")
+_HF = re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])")
 
 
 def _hf_ok(token: str) -> bool:
@@ -59,19 +64,21 @@ def _hf_ok(token: str) -> bool:
     return any(c.isupper() for c in body) and any(c.islower() for c in body) and _distinct(body) >= 12
 
 
-def _find_hf(text: str) -> Iterator[_Candidate]:
+def _find_hf(text: str, low: str) -> Iterator[_Candidate]:
+    if "hf_" not in text:
+        return
     for m in _HF.finditer(text):
         if _hf_ok(m.group()):
             yield _Candidate(m.start(), m.end(), "hf_REDACTED", "hf_token", 0)
 
 
 # --------------------------------------------------------------------------------------------------
-# Discord bot tokens: base64url(user id) . timestamp . HMAC.
+# Discord bot tokens: base64url(user id) . timestamp . HMAC. Found from the middle part outwards.
 
 _B64 = r"A-Za-z0-9_\-"
-_DISCORD = re.compile(
-    rf"(?<![{_B64}.])([{_B64}]{{23,28}})\.([{_B64}]{{6,7}})\.([{_B64}]{{27,40}})(?![{_B64}.])"
-)
+_DISCORD_MIDDLE = re.compile(rf"\.[{_B64}]{{6,7}}\.")
+_DISCORD_HEAD = re.compile(rf"(?<![{_B64}.])[{_B64}]{{23,28}}\Z")
+_DISCORD_TAIL = re.compile(rf"[{_B64}]{{27,40}}(?![{_B64}.])")
 
 
 def _decodes_to_snowflake(part: str) -> bool:
@@ -83,53 +90,72 @@ def _decodes_to_snowflake(part: str) -> bool:
     return 17 <= len(raw) <= 20 and raw.isdigit()
 
 
-def _find_discord(text: str) -> Iterator[_Candidate]:
-    for m in _DISCORD.finditer(text):
-        if _decodes_to_snowflake(m.group(1)) and _distinct(m.group(3)) >= 12:
-            yield _Candidate(m.start(), m.end(), "REDACTED_DISCORD_TOKEN", "discord_token", 0)
+def _find_discord(text: str, low: str) -> Iterator[_Candidate]:
+    for m in _DISCORD_MIDDLE.finditer(text):
+        head = _DISCORD_HEAD.search(text, max(0, m.start() - 28), m.start())
+        tail = _DISCORD_TAIL.match(text, m.end())
+        if head is None or tail is None:
+            continue
+        if _decodes_to_snowflake(head.group()) and _distinct(tail.group()) >= 12:
+            yield _Candidate(head.start(), tail.end(), "REDACTED_DISCORD_TOKEN", "discord_token", 0)
 
 
 # --------------------------------------------------------------------------------------------------
-# Weights & Biases: 40 hex digits with wandb and key/login words nearby (a bare 40-hex string is far
-# more often a git commit).
+# Hex keys are only looked for near their service's name: a bare 40-hex string is far more often a
+# git commit, and a 32-hex one a file hash.
 
 _HEX40 = re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{40}(?![0-9A-Za-z_])")
-
-
-def _find_wandb(text: str) -> Iterator[_Candidate]:
-    for m in _HEX40.finditer(text):
-        ctx = _context(text, m.start(), m.end())
-        has_words = "wandb" in ctx and any(w in ctx for w in ("key", "login", "token"))
-        if has_words and _distinct(m.group()) >= 8:
-            yield _Candidate(m.start(), m.end(), "REDACTED_WANDB_KEY", "wandb_key", 0)
-
-
-# --------------------------------------------------------------------------------------------------
-# Civitai: 32 hex digits near the word civitai, or token=… in a civitai URL.
-
 _HEX32 = re.compile(r"(?<![0-9A-Za-z_])[0-9a-fA-F]{32}(?![0-9A-Za-z_])")
 _URL_TOKEN = re.compile(r"[?&](?:token|api_key|apikey)=([A-Za-z0-9_-]{16,128})(?![A-Za-z0-9_-])")
 
 
-def _find_civitai(text: str) -> Iterator[_Candidate]:
-    for m in _HEX32.finditer(text):
-        if "civitai" in _context(text, m.start(), m.end()) and _distinct(m.group()) >= 8:
-            yield _Candidate(m.start(), m.end(), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
-    for m in _URL_TOKEN.finditer(text):
-        value = m.group(1)
-        if "civitai" in _context(text, m.start(), m.end()) and _distinct(value) >= 8:
-            yield _Candidate(m.start(1), m.end(1), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
+def _near(low: str, word: str) -> Iterator[tuple[int, int]]:
+    """Merged ranges within _CONTEXT_CHARS (plus a key's length) of each occurrence of `word`."""
+    reach = _CONTEXT_CHARS + 140
+    lo = hi = -1
+    pos = low.find(word)
+    while pos >= 0:
+        start, end = max(0, pos - reach), min(len(low), pos + len(word) + reach)
+        if start > hi:
+            if hi >= 0:
+                yield lo, hi
+            lo = start
+        hi = max(hi, end)
+        pos = low.find(word, pos + 1)
+    if hi >= 0:
+        yield lo, hi
+
+
+def _find_wandb(text: str, low: str) -> Iterator[_Candidate]:
+    for lo, hi in _near(low, "wandb"):
+        for m in _HEX40.finditer(text, lo, hi):
+            ctx = _context(text, m.start(), m.end())
+            has_words = "wandb" in ctx and any(w in ctx for w in ("key", "login", "token"))
+            if has_words and _distinct(m.group()) >= 8:
+                yield _Candidate(m.start(), m.end(), "REDACTED_WANDB_KEY", "wandb_key", 0)
+
+
+def _find_civitai(text: str, low: str) -> Iterator[_Candidate]:
+    for lo, hi in _near(low, "civitai"):
+        for m in _HEX32.finditer(text, lo, hi):
+            if "civitai" in _context(text, m.start(), m.end()) and _distinct(m.group()) >= 8:
+                yield _Candidate(m.start(), m.end(), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
+        for m in _URL_TOKEN.finditer(text, lo, hi):
+            if "civitai" in _context(text, m.start(), m.end()) and _distinct(m.group(1)) >= 8:
+                yield _Candidate(m.start(1), m.end(1), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
 
 
 # --------------------------------------------------------------------------------------------------
 # OpenAI-style keys: sk-…, sk-proj-…
 
 _OPENAI = re.compile(
-    r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])"
+    r"sk-(?<![A-Za-z0-9_-]sk-)(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])"
 )
 
 
-def _find_openai(text: str) -> Iterator[_Candidate]:
+def _find_openai(text: str, low: str) -> Iterator[_Candidate]:
+    if "sk-" not in text:
+        return
     for m in _OPENAI.finditer(text):
         body = m.group()[3:]
         if any(c.isdigit() for c in body) and any(c.isalpha() for c in body) and _distinct(body) >= 10:
@@ -137,20 +163,15 @@ def _find_openai(text: str) -> Iterator[_Candidate]:
 
 
 # --------------------------------------------------------------------------------------------------
-# Assignments: HF_TOKEN=…, export WANDB_API_KEY=…, hf_token: …, api_key: "…"
+# Assignments: HF_TOKEN=…, export WANDB_API_KEY=…, hf_token: …, api_key: "…" — found from the key's
+# last word (in the lower-cased text), then the value after `:` or `=`.
 
-_ENV_ASSIGN = re.compile(
-    r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{0,60}_(?:TOKEN|KEY|SECRET|PASSWORD|APIKEY)"
-    r"[ \t]*[=:][ \t]*([\"']?)([^\s\"'`#,;]{8,512})"
-)
-_YAML_ASSIGN = re.compile(
-    r"(?<![A-Za-z0-9_])(?:[a-z][a-z0-9_]{0,60}_)?(?:token|api_key|apikey|secret|password|access_key)"
-    r"[ \t]*[:=][ \t]*([\"']?)([^\s\"'`#,;]{8,512})",
-    re.IGNORECASE,
-)
+_KEY_WORDS = ("token", "secret", "password", "_key", "apikey")
+_VALUE = re.compile(r"[ \t]*[:=][ \t]*[\"']?([^\s\"'`#,;]{8,512})")
 _PLACEHOLDER_WORDS = ("your", "xxxx", "redacted", "example", "changeme", "here", "<", "${", "$(", "%")
 
 
+@lru_cache(maxsize=4096)  # pasted logs repeat the same line many times
 def _plausible_secret(value: str) -> bool:
     low = value.lower()
     if any(w in low for w in _PLACEHOLDER_WORDS):
@@ -164,11 +185,16 @@ def _plausible_secret(value: str) -> bool:
     return len(value) >= 12 and has_digit and has_alpha and _distinct(value) >= 8
 
 
-def _find_assignments(text: str) -> Iterator[_Candidate]:
-    for pattern in (_ENV_ASSIGN, _YAML_ASSIGN):
-        for m in pattern.finditer(text):
-            if _plausible_secret(m.group(2)):
-                yield _Candidate(m.start(2), m.end(2), "REDACTED_TOKEN", "assignment", 1)
+def _find_assignments(text: str, low: str) -> Iterator[_Candidate]:
+    for word in _KEY_WORDS:
+        pos = low.find(word)
+        while pos >= 0:
+            # `token` must start a word (hf_token, token); `_key` always follows one (API_KEY).
+            starts_word = word.startswith("_") or pos == 0 or not low[pos - 1].isalnum()
+            m = _VALUE.match(text, pos + len(word)) if starts_word else None
+            if m and _plausible_secret(m.group(1)):
+                yield _Candidate(m.start(1), m.end(1), "REDACTED_TOKEN", "assignment", 1)
+            pos = low.find(word, pos + 1)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -176,22 +202,27 @@ def _find_assignments(text: str) -> Iterator[_Candidate]:
 # YAML strings and C:/Users/ with forward slashes).
 
 _NAME = r"[A-Za-z0-9._-]{1,64}"
-_UNIX_HOME = re.compile(rf"(?<![A-Za-z0-9_.-])/(?:home|Users)/({_NAME})(?![A-Za-z0-9._-])")
+_UNIX_HOME = re.compile(rf"/(?<![A-Za-z0-9_.-]/)(?:home|Users)/({_NAME})(?![A-Za-z0-9._-])")
 _WIN_HOME = re.compile(
-    r"(?<![A-Za-z0-9_])[A-Za-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)([^\\/:*?\"<>|\r\n\t]{1,64}?)(?=\\|/)",
-    re.IGNORECASE,
+    r":(?<![A-Za-z0-9_][A-Za-z]:)(?<=[A-Za-z]:)(?:\\\\|\\|/)[Uu][Ss][Ee][Rr][Ss](?:\\\\|\\|/)"
+    r"([^\\/:*?\"<>|\r\n\t]{1,64}?)(?=\\|/)"
 )
 _NOT_A_USER = {"user", "public", "default", "default user", "all users", "shared", "username", "<user>"}
 
 
-def _find_home_paths(text: str) -> Iterator[_Candidate]:
-    for pattern in (_UNIX_HOME, _WIN_HOME):
+def _find_home_paths(text: str, low: str) -> Iterator[_Candidate]:
+    patterns = []
+    if "/home/" in text or "/Users/" in text:
+        patterns.append(_UNIX_HOME)
+    if "users" in low:
+        patterns.append(_WIN_HOME)
+    for pattern in patterns:
         for m in pattern.finditer(text):
             if m.group(1).lower() not in _NOT_A_USER:
                 yield _Candidate(m.start(1), m.end(1), "USER", "home_path", 2)
 
 
-_DETECTORS: tuple[Callable[[str], Iterator[_Candidate]], ...] = (
+_DETECTORS: tuple[Callable[[str, str], Iterator[_Candidate]], ...] = (
     _find_hf,
     _find_discord,
     _find_wandb,
@@ -204,7 +235,9 @@ _DETECTORS: tuple[Callable[[str], Iterator[_Candidate]], ...] = (
 
 def scrub(text: str, source: str) -> tuple[str, list[SecretHit]]:
     """Return `text` with every secret replaced, and one hit (kind, source, line) per replacement."""
-    candidates = [c for detect in _DETECTORS for c in detect(text)]
+    # ASCII-only lower-casing keeps every offset of `low` equal to the same offset in `text`.
+    low = text.encode("ascii", "replace").lower().decode("ascii")
+    candidates = [c for detect in _DETECTORS for c in detect(text, low)]
     if not candidates:
         return text, []
     candidates.sort(key=lambda c: (c.start, c.priority, -c.end))

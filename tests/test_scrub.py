@@ -151,6 +151,13 @@ def test_placeholders_keep_yaml_structure(placeholder_line: str) -> None:
     assert len(loaded["a"]) == 2
 
 
+def test_offsets_survive_characters_that_change_length_when_lower_cased() -> None:
+    text = f"İİİİ ß HF_TOKEN={HF} /home/al/x"
+    out, hits = scrub(text, "m")
+    assert out == "İİİİ ß HF_TOKEN=hf_REDACTED /home/USER/x"
+    assert len(hits) == 2
+
+
 def test_scrub_is_idempotent() -> None:
     text = f"HF_TOKEN={HF}\n{DISCORD}\n/home/al/x OPENAI_API_KEY={OPENAI}"
     once, hits = scrub(text, "m")
