@@ -173,10 +173,16 @@ def _split_fences(text: str) -> list[_Block]:
                 continue
         content_start = i if first is not None else i + 1
         head = [first] if first is not None else []
-        end, last_part = n, None
+        end, last_part, reopens = n, None, False
         while k < len(candidates):
             j = candidates[k]
             k += 1
+            opener = _FENCE_START.match(lines[j])
+            if opener is not None and opener.group(2):
+                # "```yaml" inside a block: the user forgot to close the previous one
+                end, reopens = j, True
+                k -= 1
+                break
             closes, part = _closes(lines[j], marker)
             if closes:
                 end, last_part = j, part
@@ -185,7 +191,7 @@ def _split_fences(text: str) -> list[_Block]:
         if last_part is not None:
             content.append(last_part)
         blocks.append(_Block(content_start, content, True, tag))
-        pos = end + 1
+        pos = end if reopens else end + 1
         bare_start = pos
     take_bare(n)
     flush_bare()
@@ -462,6 +468,41 @@ def _bare_regions(lines: list[str], start: int, fenced: bool, tag: str | None, b
     return regions
 
 
+def _top_keys(lines: list[str]) -> set[str]:
+    base = _indent(lines[0])
+    keys = set()
+    for line in lines:
+        key = _YAML_KEY_LINE.match(line)
+        if key is not None and _indent(line) == base:
+            keys.add(key.group(2).strip("\"'"))
+    return keys
+
+
+def _one_config(content: str, lines: list[str], budget: int) -> bool:
+    """Is a fenced block that looks like a config one config, to be parsed whole?
+
+    Not when it holds two configs (JSON and YAML, or two YAML parts that repeat a top-level key), or a
+    config with a log or the user's sentences around it. A stray line between two parts of one config
+    (a typo) keeps the block whole, so the parser can point at it.
+    """
+    found = _find_configs(content, lines, budget)
+    if len(found) > 1:
+        if any(kind != "yaml" for _, _, kind in found):
+            return False
+        seen: set[str] = set()
+        for start, end, _ in found:
+            keys = _top_keys(lines[start:end])
+            if keys & seen:
+                return False
+            seen |= keys
+        return True
+    if not found:
+        return True
+    start, end, _ = found[0]
+    outside = [ln for ln in lines[:start] + lines[end:] if ln.strip() and not ln.lstrip().startswith("#")]
+    return not (is_log_text("\n".join(outside)) or any(_sentence_like(ln) for ln in outside))
+
+
 def _regions(text: str, budget: int) -> list[_Region]:
     regions: list[_Region] = []
     for block in _split_fences(text):
@@ -472,6 +513,11 @@ def _regions(text: str, budget: int) -> list[_Region]:
             continue
         kind = _config_kind(block.lines)
         content = "\n".join(block.lines)
+        if kind is not None and not _one_config(content, block.lines, budget):
+            kind = None  # two configs in one block, or a config with something else after it
+            if not is_log_text(content):
+                regions.extend(_bare_regions(block.lines, block.start, True, block.lang_tag, budget))
+                continue
         if kind is not None and not is_log_text(content):
             regions.append(_Region(kind, block.start, block.lines, True, block.lang_tag))
         elif kind is None and is_log_text(content):

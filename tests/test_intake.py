@@ -367,3 +367,49 @@ def test_read_case_never_raises(inputs: list[str | bytes]) -> None:
         assert 0 <= piece.input_index < len(inputs)
         if piece.kind != PieceKind.LOG:
             parse_config(piece)
+
+
+_BLOCKS = st.sampled_from(
+    [
+        "here is my config:",
+        "```yaml\n" + TRAIN_FRAGMENT + "```",
+        TRAIN_FRAGMENT.rstrip("\n"),
+        "```json\n" + ECHOED_PROCESS_JSON + "```",
+        UI_JOB_JSON.rstrip("\n"),
+        TRACEBACK.rstrip("\n"),
+        "```\n" + TRACEBACK + "```",
+        "and the error:",
+        "バッチサイズを下げても落ちます",
+        "",
+        "```",
+    ]
+)
+
+
+@given(st.lists(_BLOCKS, max_size=8), st.sampled_from(["\n", "\n\n"]))
+def test_composed_messages_have_exact_offsets(blocks: list[str], joiner: str) -> None:
+    text = joiner.join(blocks)
+    intake = read_case([text])
+    assert_offsets_exact(text, intake)
+    for piece in intake.pieces:
+        if piece.kind != PieceKind.LOG:
+            assert parse_config(piece).error is None
+
+
+def test_a_stray_line_in_a_fenced_config_is_left_for_the_parser() -> None:
+    text = (
+        "```yaml\ntrain:\n  batch_size: 4\n  gradient_checkpointing: false\n"
+        "oops i typed here\nmodel:\n  quantize: true\n```"
+    )
+    intake = read_case([text])
+    assert kinds(intake) == [PieceKind.CONFIG_YAML]
+    doc = parse_config(intake.pieces[0])
+    assert doc.error is not None and doc.error.line == 5
+
+
+def test_two_configs_in_one_unclosed_fence_are_split() -> None:
+    text = "```\n" + TRAIN_FRAGMENT + ECHOED_PROCESS_JSON
+    intake = read_case([text])
+    assert kinds(intake) == [PieceKind.CONFIG_YAML, PieceKind.CONFIG_JSON]
+    assert all(parse_config(p).ok for p in intake.pieces)
+    assert_offsets_exact(text, intake)
