@@ -413,6 +413,11 @@ def test_input_incomplete_asks_for_exactly_what_is_missing() -> None:
     assert check("input_incomplete", nothing).params == {"missing": ["config", "log", "gpu"]}
 
 
+def test_input_incomplete_when_the_job_lacks_its_model_section() -> None:
+    f = facts(arch=None, vram_source="gpu_name")
+    assert check("input_incomplete", f).params == {"missing": ["config"]}
+
+
 def test_input_complete() -> None:
     f = facts(has_log=True, fatal=gpu_event())
     assert check("input_incomplete", f) is None
