@@ -146,6 +146,8 @@ def _primary(report: Report, by_id: dict[str, Finding]) -> str | None:
 def _where_key(phase: str, step: int | None) -> str | None:
     if phase in ("", Phase.UNKNOWN.value):
         return None
+    if phase == Phase.TRAINING_STEP.value and step == 0:
+        return "reply.where.training_step_first"  # the trainer counts from 0
     if phase in (Phase.TRAINING_STEP.value, Phase.SAMPLING.value) and step is not None:
         return f"reply.where.{phase}_n"
     return f"reply.where.{phase}"
@@ -163,7 +165,8 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
             if key in seen or not ev.text.strip():
                 continue
             seen.add(key)
-            out.append(EvidenceLine(ev.source, ev.line, ev.text.strip()[:300]))
+            text = ev.text.strip()
+            out.append(EvidenceLine(ev.source, ev.line, text if len(text) <= 200 else text[:199] + "…"))
     return out[:MAX_EVIDENCE]
 
 
@@ -325,10 +328,10 @@ def _secret_kinds(secret: Finding | None) -> list[str]:
 
 
 def _kind(report: Report, by_id: dict[str, Finding], has_oom: bool, primary: str | None) -> str:
+    if "yaml_invalid" in by_id and primary in (None, "yaml_invalid", "not_oom"):
+        return "yaml_invalid"  # the line and column help more than the trainer's echo of the error
     if report.not_oom or "not_oom" in by_id:
         return "not_oom"
-    if "yaml_invalid" in by_id and primary in (None, "yaml_invalid"):
-        return "yaml_invalid"
     causes = [f for f in report.findings if f.rule_id not in _NOT_A_CAUSE | {"regression_after_update"}]
     if "input_incomplete" in by_id and not causes:
         return "question"
@@ -350,9 +353,10 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     step_no = step_no if isinstance(step_no, int) else None
     primary = _primary(report, by_id)
 
-    steps = [_step_view(s, by_id) for s in report.ladder if s.rule_ids]
-    in_ladder = {rid for s in report.ladder for rid in s.rule_ids}
     skipped = _NOT_A_CAUSE | {"not_oom", "yaml_invalid"}
+    # Asking for more input or reporting a non-OOM error is said elsewhere in the reply, not as a fix.
+    steps = [_step_view(s, by_id) for s in report.ladder if s.rule_ids and not set(s.rule_ids) <= skipped]
+    in_ladder = {rid for s in report.ladder for rid in s.rule_ids}
     rest = sorted((f for f in report.findings if f.rule_id not in in_ladder | skipped), key=_rank)
     if not steps:
         steps = [_finding_view(i + 1, f) for i, f in enumerate(rest)]

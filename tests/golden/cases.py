@@ -311,7 +311,7 @@ def kontext_secret() -> Report:
         10,
         [ConfigEdit(("datasets", 0, "resolution"), [512, 768])],
         max_bucket=1024,
-        limit=768,
+        limit=1024,
         new_buckets="512, 768",
     )
     secret = finding(
