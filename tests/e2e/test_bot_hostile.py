@@ -26,29 +26,12 @@ FALLBACK = {
 }
 
 
-# Known product defects, reported to the lead: not run (each would hold the suite for ~40 s), listed
-# here so the gap stays visible. Remove an entry when its defect is fixed.
-KNOWN_SLOW = {
-    "nesting_in_config.yaml": "diagnose() takes ~24 s on this 21 KB file (engine, H1/H3) and the bot "
-    "does not bound diagnosis time (H5): no reply within 15 s",
-}
-
-
 def hostile_inputs() -> list[tuple[str, bytes]]:
     if FIXTURES.is_dir():
         files = sorted(p for p in FIXTURES.iterdir() if p.is_file())
         if files:
             return [(p.name, p.read_bytes()) for p in files]
     return sorted(FALLBACK.items())
-
-
-def cases() -> list[object]:
-    return [
-        pytest.param(name, data, id=name, marks=[pytest.mark.xfail(run=False, reason=KNOWN_SLOW[name])])
-        if name in KNOWN_SLOW
-        else pytest.param(name, data, id=name)
-        for name, data in hostile_inputs()
-    ]
 
 
 def as_message_text(data: bytes) -> str:
@@ -67,7 +50,7 @@ def bounded(fake: FakeDiscord, reply: Json) -> str:
     return text
 
 
-@pytest.mark.parametrize(("name", "data"), cases())
+@pytest.mark.parametrize(("name", "data"), hostile_inputs(), ids=[name for name, _ in hostile_inputs()])
 async def test_s14_hostile_input_as_message_and_as_file(
     fake: FakeDiscord, bot: Bots, name: str, data: bytes
 ) -> None:
