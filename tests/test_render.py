@@ -185,6 +185,14 @@ def test_cli_markdown_is_the_bot_reply(case: str) -> None:
             continue
         md = render_cli(report, fmt="markdown", lang=lang)
         expected = [reply.content] + [f"### {e['title']}\n\n{e['description']}" for e in reply.embeds]
+        # Only the way the whole corrected file is offered differs: attached on Discord, --fix on the CLI.
+        cli_fix = message("reply.config.cli_fix", lang)
+        for f in reply.files:
+            attached = message("reply.config.attached", lang, name=f.name)
+            expected = [part.replace(attached, cli_fix) for part in expected]
+        if reply.embeds and cli_fix not in expected[-1] and len(reply.embeds) == 2:
+            apply = message("reply.config.apply", lang)
+            expected[-1] = expected[-1].replace(apply, f"{cli_fix}\n{apply}")
         assert md == "\n\n".join(expected) + "\n"
 
 

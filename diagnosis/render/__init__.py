@@ -29,7 +29,8 @@ __all__ = [
 ]
 
 
-def _sections(view: ReplyView, target: str) -> tuple[str, list[Section]]:
+def _sections(view: ReplyView, target: str, channel: str) -> tuple[str, list[Section]]:
+    """The reply's parts; `channel` ("discord" or "cli") only changes how the full file is offered."""
     lang = view.lang
     headline = render_template("headline.j2", lang, target, v=view)
     sections: list[Section] = []
@@ -42,7 +43,7 @@ def _sections(view: ReplyView, target: str) -> tuple[str, list[Section]]:
             sections.append(Section(message("reply.section.diagnosis", lang), body))
     if view.config is not None and (view.config.excerpt or view.config.diff):
         title = message("reply.section.config", lang, number=view.shown_step)
-        sections.append(Section(title, render_template("fix.j2", lang, target, v=view)))
+        sections.append(Section(title, render_template("fix.j2", lang, target, v=view, channel=channel)))
     return headline, sections
 
 
@@ -63,7 +64,7 @@ def _language(report: Report, lang: str | None) -> str:
 def render_discord(report: Report, *, lang: str | None = None, step: int = 1) -> DiscordReply:
     """The reply the bot posts; `step=N` shows ladder step N ("still out of memory → next step")."""
     view = build_view(report, _language(report, lang), step)
-    headline, sections = _sections(view, "discord")
+    headline, sections = _sections(view, "discord", "discord")
     files: list[ReplyFile] = []
     if view.config is not None and view.config.attachment_name and view.config.corrected:
         files.append(ReplyFile(view.config.attachment_name, view.config.corrected.encode("utf-8")))
@@ -75,8 +76,8 @@ def render_cli(report: Report, *, fmt: str = "text", lang: str | None = None, st
     """`markdown` is the bot's reply in one piece; `text` is the same reply for a terminal."""
     view = build_view(report, _language(report, lang), step)
     if fmt == "markdown":
-        return _markdown(*_sections(view, "discord"))
-    return _text(*_sections(view, "text"))
+        return _markdown(*_sections(view, "discord", "cli"))
+    return _text(*_sections(view, "text", "cli"))
 
 
 def _applicability() -> dict[str, str]:
