@@ -261,3 +261,15 @@ def test_hostile_values_stay_inert_in_every_output(lang: str) -> None:
 
 def test_a_finding_helper_builds_findings() -> None:
     assert finding("gc_off", Severity.ERROR, Applicability.MEMORY_ONLY).rule_id == "gc_off"
+
+
+def test_user_name_placeholder_in_paths_is_pointed_out() -> None:
+    report = CASES["flux_gc_off_step2"]()
+    assert "/home/USER/" in (report.corrected_config or "")
+    for lang in ("en", "ja"):
+        assert (
+            message("reply.config.user_placeholder", lang)
+            in render_discord(report, lang=lang).embeds[1]["description"]
+        )
+    clean = CASES["kontext_secret"]()
+    assert message("reply.config.user_placeholder", "en") not in everything(render_discord(clean, lang="en"))

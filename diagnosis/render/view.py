@@ -24,6 +24,7 @@ _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _NOT_A_CAUSE = {"secret_in_input", "input_incomplete"}
 _HOST_KINDS = {"host_killed", "host_alloc", "memory_error", "windows_pagefile", "shm"}
 _GC_RULES = {"gc_off", "risky_family_gc_off"}
+_USER_MARKERS = ("/home/USER", "/Users/USER", "\\Users\\USER", "Users\\\\USER", ":/Users/USER")
 
 
 @dataclass
@@ -59,6 +60,7 @@ class ConfigView:
     diff: str | None  # a short unified diff (no file headers, no context)
     attachment_name: str | None  # set when the whole corrected file goes along as a file
     corrected: str | None
+    user_placeholder: bool = False  # scrubbing put USER in place of the user's name in a path
 
 
 @dataclass
@@ -270,7 +272,12 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
     suffix = ".json" if lang_tag == "json" else ".yaml"
     name = f"{ATTACH_PREFIX}.step{shown.number}.fixed{suffix}" if long else None
     return ConfigView(
-        lang_tag, excerpt(original, corrected, lang_tag), short_diff(original, corrected), name, corrected
+        lang_tag,
+        excerpt(original, corrected, lang_tag),
+        short_diff(original, corrected),
+        name,
+        corrected,
+        any(marker in corrected for marker in _USER_MARKERS),
     )
 
 
