@@ -416,3 +416,26 @@ def test_operating_system_and_versions() -> None:
     assert (mac.os, mac.torch_version) == ("macos", "2.4.0")
     windows = read('  File "E:\\AI\\ai-toolkit\\run.py", line 1, in main', "AI Toolkit version: 0.7.12")
     assert (windows.os, windows.trainer_version) == ("windows", "0.7.12")
+
+
+def test_a_console_wrapped_message_is_read_whole() -> None:
+    facts = read(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total",
+        "capacity of 23.99 GiB of which 0 bytes is free. Process 4242 has 3.00 GiB memory in use. Of the",
+        "allocated memory 19.10 GiB is allocated by PyTorch, and 47.65 MiB is reserved by PyTorch but",
+        "unallocated. If reserved but unallocated memory is large try setting",
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.",
+        "Loading transformer",
+    )
+    assert len(facts.events) == 1
+    event = facts.events[0]
+    assert (event.total_bytes, event.free_bytes) == (round(23.99 * GIB), 0)
+    assert [p.pid for p in event.other_processes] == [4242]
+    assert event.allocated_bytes == round(19.10 * GIB)
+    assert event.reserved_unallocated_bytes == round(47.65 * MIB)
+
+
+def test_the_ui_quotes_the_last_log_line() -> None:
+    facts = read("Job process exited unexpectedly. Last log line: Quantizing Text Encoder")
+    assert facts.fatal is not None and facts.fatal.kind is OomKind.HOST_KILLED
+    assert facts.phase is Phase.QUANTIZE

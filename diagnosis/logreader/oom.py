@@ -298,3 +298,49 @@ def continue_async(event: OomEvent | ParsedOom, line: str) -> bool:
     elif label.startswith("Free"):
         event.free_bytes = value
     return True
+
+
+_WRAP_UNITS = ("GiB", "MiB", "KiB", "bytes")
+_WRAP_WORDS = (
+    "capac",
+    "memory in use",
+    "allocated",
+    "reserved",
+    "PyTorch",
+    " free",
+    "fragmentation",
+    "Management",
+)
+_ALLOCATOR_KINDS = frozenset({OomKind.CUDA_ALLOC, OomKind.HIP, OomKind.XPU})
+
+
+def continue_wrapped(event: OomEvent, so_far: str, line: str) -> str | None:
+    """More of a caching-allocator message that a console hard-wrapped onto the next line.
+
+    Returns the message joined so far when `line` continues it (and fills what the event lacked), or
+    None when `line` is something else.
+    """
+    if event.kind not in _ALLOCATOR_KINDS or "out of memory" in line:
+        return None
+    if not any(unit in line for unit in _WRAP_UNITS) and not any(word in line for word in _WRAP_WORDS):
+        return None
+    joined = so_far + " " + line.strip()
+    whole = _caching_allocator(joined, event.kind)
+    for name in _FILLABLE:
+        if getattr(event, name) is None and getattr(whole, name) is not None:
+            setattr(event, name, getattr(whole, name))
+    if len(whole.other_processes) > len(event.other_processes):
+        event.other_processes = whole.other_processes
+    return joined
+
+
+_FILLABLE = (
+    "tried_bytes",
+    "total_bytes",
+    "free_bytes",
+    "process_bytes",
+    "allocated_bytes",
+    "reserved_unallocated_bytes",
+    "non_pytorch_bytes",
+    "device_index",
+)

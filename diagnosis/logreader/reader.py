@@ -23,11 +23,14 @@ from diagnosis.models import LogFacts, LogLine, NonOomError, OomEvent, OomKind, 
 _QUOTE_CHARS = 1000
 # A non-OOM error's kind is read from its headline and the lines right after it.
 _ERROR_BLOCK_LINES = 6
+# A console that hard-wraps long lines splits an allocator message over a few lines at most.
+_CONTINUATION_LINES = 6
 # With nothing but an allocator message to go on, this little memory in PyTorch's hands means the
 # model had not arrived on the card yet.
 _LOAD_ALLOCATED_BYTES = 1024**3
 _DEVICE = re.compile(r"\s{0,8}cuda:(\d{1,3})\s{0,8}")
 _RUNNING_JOB = "# Running job: "
+_LAST_LOG_LINE = "Last log line: "
 _ERROR_RUNNING_JOB = "Error running job: "
 
 _BAR_MARKS: dict[BarKind, Mark] = {
@@ -117,7 +120,8 @@ class _Reader:
         self.event_seqs: list[int] = []
         self.dropped = 0
         self.quiet_since_event = False  # nothing but traceback and banner lines since the last event
-        self.pending_async: OomEvent | None = None
+        # The event whose message may go on over the next lines, with its text so far and lines left.
+        self.pending: tuple[OomEvent, str, int] | None = None
         self.tracebacks: list[_Traceback] = []
         self.open_tb: _Traceback | None = None
         self.pending_error: _PendingError | None = None
@@ -184,7 +188,7 @@ class _Reader:
     # The pass
 
     def feed(self, line: int, text: str) -> None:
-        if "%|" in text and self.open_tb is None and self.pending_async is None:
+        if "%|" in text and self.open_tb is None and self.pending is None:
             # Progress bars are most of a long log: take them first, without the other checks.
             if self.pending_error is not None:
                 self.finish_error()
@@ -192,10 +196,10 @@ class _Reader:
             return
         self.env.feed(text)
         stripped = text.strip()
-        if self.pending_async is not None:
-            if stripped and oom.continue_async(self.pending_async, text):
+        if self.pending is not None:
+            if stripped and self.continue_event(text):
                 return
-            self.pending_async = None
+            self.pending = None
         if self.pending_error is not None:
             if (
                 stripped
@@ -223,6 +227,19 @@ class _Reader:
             self.caught_banner(line, text)
             return
         self.feed_failure(line, text, stripped)
+
+    def continue_event(self, text: str) -> bool:
+        """Take `text` as more of the pending event's message; False when it is not."""
+        if self.pending is None:
+            return False
+        event, so_far, left = self.pending
+        if event.kind is OomKind.CUDA_ASYNC_ALLOC:
+            return oom.continue_async(event, text)
+        joined = oom.continue_wrapped(event, so_far, text) if left > 0 else None
+        if joined is None:
+            return False
+        self.pending = (event, joined, left - 1)
+        return True
 
     def feed_traceback(self, line: int, text: str, stripped: str) -> bool:
         """Handle traceback lines; True when the line was one."""
@@ -270,6 +287,10 @@ class _Reader:
     def feed_failure(self, line: int, text: str, stripped: str) -> None:
         parsed = oom.parse_oom(text)
         if parsed is not None:
+            last_line = text.partition(_LAST_LOG_LINE)[2]
+            mark = marker_of(last_line) if last_line else None
+            if mark is not None:
+                self.add_marker(mark, line, last_line)  # the UI quotes where the job was
             event = OomEvent(
                 kind=parsed.kind,
                 where=_quote(line, text),
@@ -284,8 +305,7 @@ class _Reader:
                 other_processes=parsed.other_processes,
             )
             self.add_event(event)
-            if parsed.kind is OomKind.CUDA_ASYNC_ALLOC:
-                self.pending_async = self.events[-1]
+            self.pending = (self.events[-1], text.strip(), _CONTINUATION_LINES)
             return
         if "rror" not in text and "xception" not in text and "terminate called" not in text:
             return
@@ -350,7 +370,7 @@ class _Reader:
 
 
 def _phase(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
-    before = [m for m in reader.markers if anchor is None or m.seq < anchor]
+    before = [m for m in reader.markers if anchor is None or m.seq <= anchor]
     training_before = any(m.mark is Mark.TRAINING for m in before)
     last = before[-1] if before else None
     marker_phase: Phase | None = None
@@ -392,7 +412,7 @@ def _phase(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
 
 def _step(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
     for marker in reversed(reader.markers):
-        if anchor is not None and marker.seq >= anchor:
+        if anchor is not None and marker.seq > anchor:
             continue
         if marker.mark is Mark.TRAINING:
             counts = bar_counts(marker.text)
