@@ -16,7 +16,7 @@ from diagnosis.render.catalogue import lookup, placeholders
 MAX_EVIDENCE = 6
 MAX_EXCERPT_LINES = 40
 MAX_DIFF_LINES = 30
-MAX_DIFF_SOURCE_LINES = 5000  # beyond this a config is only attached, never diffed line by line
+MAX_DIFF_SOURCE_LINES = 3000  # beyond this a config is only attached, never diffed line by line
 LONG_CONFIG_LINES = 30  # a corrected config longer than this is also attached as a whole file
 ATTACH_PREFIX = "config"
 
@@ -220,6 +220,10 @@ def excerpt(original: str, corrected: str, lang_tag: str) -> str | None:
         for j in changed:
             keep.update(k for k in (j - 1, j, j + 1) if 0 <= k < len(new))
             keep.update(_ancestors(new, j))
+            if len(keep) > MAX_EXCERPT_LINES:
+                break  # only the first lines are shown; the rest is in the diff and the file
+        if len(keep) > MAX_EXCERPT_LINES:
+            break
     if not keep:
         return None
     out: list[str] = []
