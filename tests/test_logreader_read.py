@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from diagnosis.limits import Limits
 from diagnosis.logreader import read_log
 from diagnosis.models import LogFacts, OomKind, Phase, Piece, PieceKind, StepPart
@@ -439,3 +441,31 @@ def test_the_ui_quotes_the_last_log_line() -> None:
     facts = read("Job process exited unexpectedly. Last log line: Quantizing Text Encoder")
     assert facts.fatal is not None and facts.fatal.kind is OomKind.HOST_KILLED
     assert facts.phase is Phase.QUANTIZE
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("ModuleNotFoundError: No module named 'optimum'", "missing_module"),
+        ("ImportError: cannot import name 'Flux2Pipeline' from 'diffusers'", "missing_module"),
+        ("huggingface_hub.errors.GatedRepoError: 403 Client Error.", "hf_auth"),
+        (
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+            "no_kernel_image",
+        ),
+        ("yaml.parser.ParserError: while parsing a block mapping", "config_error"),
+        ("json.decoder.JSONDecodeError: Expecting ',' delimiter: line 3 column 5 (char 40)", "config_error"),
+        ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:", "compile_error"),
+        ("KeyError: 'linear'", "other"),
+        ("terminate called after throwing an instance of 'std::bad_alloc'", "other"),
+    ],
+)
+def test_non_oom_error_kinds(line: str, kind: str) -> None:
+    facts = read("Loading transformer", line)
+    assert facts.events == []
+    assert facts.non_oom_error is not None
+    assert (facts.non_oom_error.kind, facts.non_oom_error.headline, facts.non_oom_error.where.line) == (
+        kind,
+        line,
+        2,
+    )

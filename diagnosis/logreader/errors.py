@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 # "ModuleNotFoundError: …", "yaml.scanner.ScannerError: …", "subprocess.CalledProcessError: …".
-_HEADLINE = re.compile(r"^([A-Za-z_][\w.]{0,200}(?:Error|Exception))(?::\s?(.*))?$")
+_HEADLINE = re.compile(r"^([A-Za-z_][\w.]{0,200}(?:Error|Exception|Failed|Failure))(?::\s?(.*))?$")
 
 _KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("missing_module", ("ModuleNotFoundError", "No module named", "ImportError", "cannot import name")),
@@ -24,6 +24,7 @@ _KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "Invalid user token",
             "Invalid credentials",
             "RepositoryNotFoundError",
+            "Repository Not Found",
             "huggingface-cli login",
         ),
     ),
@@ -56,7 +57,6 @@ _KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "found character",
             "could not find expected",
             "Unknown arch",
-            "config file",
         ),
     ),
 )

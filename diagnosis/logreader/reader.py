@@ -307,7 +307,12 @@ class _Reader:
             self.add_event(event)
             self.pending = (self.events[-1], text.strip(), _CONTINUATION_LINES)
             return
-        if "rror" not in text and "xception" not in text and "terminate called" not in text:
+        if (
+            "rror" not in text
+            and "xception" not in text
+            and "Fail" not in text
+            and "terminate called" not in text
+        ):
             return
         headline: str | None = None
         if stripped.startswith(_ERROR_RUNNING_JOB):
