@@ -691,3 +691,31 @@ def test_the_bot_and_engine_run_under_memory_deny_write_execute(tmp_path: Path) 
         pytest.skip("this kernel has no PR_SET_MDWE (Linux 6.3+)")
     assert result.returncode in (0, 1), result.stderr[-3000:]
     assert result.stdout.strip()
+
+
+@pytest.mark.parametrize("doc", OPERATOR_DOCS, ids=lambda p: p.name)
+def test_docs_show_only_real_cli_options(doc: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = doc.read_text(encoding="utf-8")
+    for command in ("check", "rules", "explain", "bot"):
+        cli.main([command, "--help"])
+        help_text = capsys.readouterr().out
+        assert "usage:" in help_text
+        for line in text.splitlines():
+            for shown in re.findall(rf"oomcheck {command}\b[^`#\n]*", line):
+                for option in re.findall(r"(?<![\w-])--[a-z][a-z-]*", shown):
+                    assert option in help_text, f"{option} of `oomcheck {command}` in {doc.name}"
+
+
+# `oomcheck` as the test run installed it (make installs the project into .venv).
+OOMCHECK = Path(sys.executable).parent / "oomcheck"
+
+
+def test_health_unit_leaves_a_beating_bot_alone(tmp_path: Path) -> None:
+    run = run_health_unit(tmp_path, heartbeat_age=5.0, started_age=600.0, oomcheck=OOMCHECK)
+    assert run == HealthRun(ran=True, restarts=0)
+
+
+@pytest.mark.parametrize("heartbeat_age", [None, 10_000.0], ids=["no heartbeat", "stale heartbeat"])
+def test_health_unit_restarts_a_silent_bot(tmp_path: Path, heartbeat_age: float | None) -> None:
+    run = run_health_unit(tmp_path, heartbeat_age=heartbeat_age, started_age=600.0, oomcheck=OOMCHECK)
+    assert run == HealthRun(ran=True, restarts=1)

@@ -203,3 +203,26 @@ def test_bot_check_config_accepts_the_example_environment(installed: Installed) 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr
     assert "MTIz.example.not-a-real-token" not in result.stdout + result.stderr
+
+
+def test_bot_health_follows_the_heartbeat(installed: Installed) -> None:
+    heartbeat = installed.workdir / "heartbeat"
+    env = _clean_env(OOMCHECK_HEARTBEAT_PATH=str(heartbeat))
+    missing = installed.run("bot", "--health", env=env)
+    assert missing.returncode != 0
+    assert "Traceback" not in missing.stdout + missing.stderr
+    assert str(heartbeat) in missing.stderr
+    subprocess.run(
+        [
+            str(installed.bin / "python"),
+            "-c",
+            "import pathlib, sys, bot.heartbeat as h; h.write_heartbeat(pathlib.Path(sys.argv[1]))",
+            str(heartbeat),
+        ],
+        check=True,
+        timeout=60,
+        cwd=installed.workdir,
+        env=env,
+    )
+    fresh = installed.run("bot", "--health", env=env)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
