@@ -1,19 +1,21 @@
 """The wheel works on its own: built from the project's metadata, installed into a fresh virtualenv,
 run from a directory outside the repository (so nothing is imported from the source tree).
 
-The install follows deploy/Dockerfile step for step, so this also checks the image's recipe without a
-Docker engine: `pip wheel` turns oomcheck and every dependency into wheels, resolving them from the
-package indexes pip is configured with (as an operator's install would; the declared dependencies are
-what is tested), then `pip install --no-index --find-links` installs the oomcheck wheel from those files
-alone into a new, empty virtualenv (no --system-site-packages). The virtualenv gets no pip of its own:
-the test runner's pip installs into it with `--python`, which saves the ensurepip step. With pip's
-cache or a local mirror this takes seconds; one build and one virtualenv serve every test here.
+The wheels are built and installed by deploy/Dockerfile's own two pip commands, read from the file,
+with the image's paths mapped onto a temporary folder; so this also checks the image's recipe where no
+Docker engine runs. The first, `pip wheel`, turns oomcheck and every dependency into wheels, resolving
+them from the package indexes pip is configured with, as an operator's build would: the declared
+dependencies are what is tested. The second installs oomcheck from those files alone (`--no-index`)
+into a new, empty virtualenv (no --system-site-packages). The virtualenv gets no pip of its own: the
+test runner's pip installs into it with `--python`, which saves the ensurepip step. One build and one
+virtualenv serve every test here.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -25,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, ROOT
+from tests.test_deploy import DOCKERFILE, parse_dockerfile
 
 pytestmark = pytest.mark.slow
 
@@ -90,27 +93,48 @@ def _pip(*argv: str) -> None:
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
+def dockerfile_pip_commands() -> tuple[list[str], list[str]]:
+    """The pip arguments of the Dockerfile's two pip steps: building the wheels, installing oomcheck."""
+    found: list[list[str]] = []
+    for instruction in parse_dockerfile(DOCKERFILE.read_text(encoding="utf-8")):
+        words = [word for word in shlex.split(instruction.args) if not word.startswith("--mount=")]
+        if instruction.keyword == "RUN" and words[:1] == ["pip"]:
+            found.append(words[1:])
+    build, runtime = found
+    assert build[0] == "wheel" and runtime[0] == "install", found
+    return build, runtime
+
+
+def _on_this_machine(args: list[str], *, source: Path, wheels: Path) -> list[str]:
+    mapped: list[str] = []
+    for arg in args:
+        arg = str(source) if arg == "." else arg.replace("/wheels", str(wheels))
+        if "*" in arg:
+            (match,) = Path(arg).parent.glob(Path(arg).name)
+            arg = str(match)
+        mapped.append(arg)
+    return mapped
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     base = tmp_path_factory.mktemp("packaging")
     source = base / "source"
     shutil.copytree(ROOT, source, ignore=_NOT_SOURCES)
     wheels = base / "wheels"
-    # Build isolation on: the backend comes from [build-system] requires, as on any other machine.
-    _pip("wheel", "--quiet", "--wheel-dir", str(wheels), str(source))
-    (wheel,) = wheels.glob("oomcheck-*.whl")
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    build, runtime = dockerfile_pip_commands()
+    # The image's paths mapped onto this tree: WORKDIR /src is the source copy, /wheels a temporary folder.
+    # Build isolation stays on: the backend comes from [build-system] requires, as on any other machine.
+    _pip("--quiet", *_on_this_machine(build, source=source, wheels=wheels))
     _pip(
         "--python",
         str(venv / "bin" / "python"),
-        "install",
         "--quiet",
-        "--no-index",
-        "--find-links",
-        str(wheels),
-        str(wheel),
+        *_on_this_machine(runtime, source=source, wheels=wheels),
     )
+    (wheel,) = wheels.glob("oomcheck-*.whl")
     workdir = base / "elsewhere"
     workdir.mkdir()
     yield Installed(wheel=wheel, bin=venv / "bin", workdir=workdir)
