@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from diagnosis.models import Report
 from tests.hostile.gen import EXAMPLE_CONFIG, EXAMPLE_LOG, Case, big_cases, small_cases
 
 GC_RULES = {"gc_off", "risky_family_gc_off"}
+WATCHDOG_S = 300  # far above any sane case, which takes seconds
 
 
 class CaseBook:
@@ -65,3 +68,11 @@ def engine_live(baseline: dict[str, Report]) -> None:
     ids = {f.rule_id for f in baseline["config"].findings}
     if not ids & GC_RULES:
         pytest.skip("engine not live yet: the example config (GC off) raises no GC finding")
+
+
+@pytest.fixture(autouse=True)
+def _watchdog() -> Iterator[None]:
+    """An in-process case that hangs kills the run with every thread's stack, instead of blocking CI."""
+    faulthandler.dump_traceback_later(WATCHDOG_S, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()

@@ -681,16 +681,7 @@ def _regex_stress() -> tuple[tuple[str, bytes], ...]:
         + "\r" * 100_000
         + "Caching latents: "
         + "█" * 500_000,
-        "digits.log": "Tried to allocate 1"
-        + "0" * 1_000_000
-        + " GiB\n"
-        + "1." * 500_000
-        + "\n"
-        + "(GPU 0; " * n
-        + "\n"
-        + "[" * 300_000
-        + "\n"
-        + "{" * 300_000,
+        "digits.log": "1." * 500_000 + "\n" + "(GPU 0; " * n + "\n" + "[" * 300_000 + "\n" + "{" * 300_000,
         "frames.log": 'File "' * n
         + "\n"
         + '  File "/a.py", line ' * (n // 2)
@@ -707,6 +698,11 @@ def _regex_stress() -> tuple[tuple[str, bytes], ...]:
         + "\n",
     }
     return tuple((name, text.encode("utf-8")) for name, text in parts.items())
+
+
+def _digit_run() -> bytes:
+    """A size with a million digits: the input that made an unanchored `\\d+ Killed` search hang."""
+    return ("Tried to allocate 1" + "0" * 1_000_000 + " GiB\n").encode("utf-8")
 
 
 def _many_ooms(count: int) -> bytes:
@@ -764,6 +760,7 @@ def big_cases() -> list[Case]:
         Case("random_10mb", (("random.bin", random.Random(10).randbytes(10 * MiB)),)),
         Case("random_10mb_yaml", (("random.yaml", random.Random(11).randbytes(10 * MiB)),)),
         Case("regex_stress", _regex_stress()),
+        Case("regex_digit_run", (("digits.log", _digit_run()),)),
         Case("ooms_5000", (("ooms_5000.log", _many_ooms(5000)),)),
         Case("traceback_50000", (("traceback.log", _deep_traceback(50_000)),)),
         Case("nesting_indented_2000", (("nesting_indented.yaml", _nesting_indented(2000)),)),
