@@ -331,6 +331,12 @@ def test_aliases_and_merge_keys() -> None:
     assert value_text(doc, "same") == "*b"
 
 
+def test_inline_merges_apply_in_order_and_explicit_keys_win() -> None:
+    doc = parse("a:\n  <<: [{x: 1}, {x: 2, y: 3}]\n  y: 0\nb:\n  <<: {q: 1}\n")
+    assert doc.data == {"a": {"y": 0, "x": 1}, "b": {"q": 1}}
+    assert ("a", "<<") not in doc.source_map and ("a", "x") not in doc.source_map
+
+
 def test_recursive_alias_becomes_none() -> None:
     doc = parse("a: &a [1, *a]\n")
     assert doc.data == {"a": [1, None]}

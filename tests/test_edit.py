@@ -356,7 +356,33 @@ def test_corpus_expected_edits_change_only_their_lines(case: Path) -> None:
 # Property: random edits on real configs
 
 
+# Less common YAML: 4-space indent, a block scalar, anchors and a merge, a flow mapping, no final newline.
+ODD_YAML = """\
+job: extension
+config:
+    name: odd  # comment
+    process:
+        -   type: sd_trainer
+            train: &train_defaults {batch_size: 2, lr: 1e-4}
+            model:
+                <<: {quantize: true}
+                name_or_path: x
+            sample:
+                neg: |
+                    blurry
+                    ugly
+
+                width: 512
+            datasets:
+              - folder_path: a
+                resolution:
+                - 512
+                - 768
+              - *train_defaults
+meta: {name: "[name]"}"""
+
 _SAMPLES = [
+    (ODD_YAML, PieceKind.CONFIG_YAML),
     (FLUX_24GB, PieceKind.CONFIG_YAML),
     (QWEN_IMAGE_24GB, PieceKind.CONFIG_YAML),
     (WAN22_14B_24GB, PieceKind.CONFIG_YAML),
@@ -431,3 +457,14 @@ def test_random_edits_on_real_configs_reparse_and_are_idempotent(data: st.DataOb
     assert plan_edits(again, applied) == []
     if kind == PieceKind.CONFIG_JSON:
         json.loads(out)
+
+
+def test_a_block_scalar_replaced_keeps_the_next_line_apart() -> None:
+    text = "sample:\n  neg: |\n    blurry\n    ugly\n  width: 1024\n"
+    assert fix(text, [E(("sample", "neg"), "")]) == 'sample:\n  neg: ""\n  width: 1024\n'
+
+
+def test_a_mapping_made_only_of_a_merge_is_not_guessed_at() -> None:
+    text = "defaults: &d\n  batch_size: 4\ntrain:\n  <<: *d\nmodel:\n  quantize: true\n"
+    plan = plan_edits_detailed(parse(text), [E(("train", "gradient_checkpointing"), True)])
+    assert plan.edits == [] and [s.reason for s in plan.skipped] == ["alias"]

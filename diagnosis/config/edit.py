@@ -288,6 +288,8 @@ class _Planner:
         new = _yaml_flow(value) if isinstance(value, list) else _yaml_scalar(value, like, entry.flow)
         if start == end and start > 0 and self.t.text[start - 1] == ":":
             new = " " + new  # `key:` with an empty value
+        if like[:1] in ("|", ">"):
+            new += like[len(like.rstrip("\n")) :]  # a block scalar's span takes its line break with it
         self.add(start, end, new)
 
     def set_list(self, edit: ConfigEdit, path: KeyPath, entry: SourceEntry, value: list[Any]) -> None:
@@ -414,6 +416,12 @@ class _Planner:
         for pending in self.inserts.values():
             entry = self.t.sm[pending.parent]
             kids = [(p, e) for p, e in self.t.children(pending.parent) if e.key is not None]
+            if not kids and not entry.flow:
+                # Every key of this block mapping comes from a merge (`<<: *base`): its indentation is
+                # unknown here, and an insert at the wrong depth would land in another mapping.
+                for edit in pending.edits:
+                    self.skip(edit, "alias")
+                continue
             if entry.flow:
                 self.insert_flow(entry, kids, pending.tree)
             else:

@@ -159,7 +159,7 @@ class _Frame:
     expecting_value: bool = False
     skip_value: bool = False
     merges: list[Any] = field(default_factory=list)
-    explicit: set[str] = field(default_factory=set)
+    merge: bool = False  # this collection is the value of a `<<` merge key
 
 
 class _Stop(Exception):
@@ -235,7 +235,6 @@ class _YamlBuilder:
                 top.merges.append(value)
             else:
                 container[top.key] = value
-                top.explicit.add(top.key)
             if record:
                 self.source_map[path] = SourceEntry(top.key_span, span, kind, flow)
             return
@@ -296,21 +295,23 @@ class _YamlBuilder:
             container = None
         else:
             container = {} if kind == "mapping" else []
-        if container is not None and path is not None:
+        merge = top is not None and top.kind == "mapping" and top.key == "<<" and path is not None
+        if container is not None and path is not None and not merge:
             # Attach now so that a partial tree survives when the node budget runs out.
             if top is None:
                 self.root, self.has_root = container, True
             elif isinstance(top.container, dict) and top.key is not None:
                 top.container[top.key] = container
-                top.explicit.add(top.key)
             elif isinstance(top.container, list):
                 top.container.append(container)
         if event.anchor:
             self.open_anchors.add(event.anchor)
         flow = bool(event.flow_style) or (bool(self.stack) and self.stack[-1].flow)
-        self.stack.append(
-            _Frame(container, path if path is not None else (), event.start_mark, flow, event.anchor, kind)
+        frame = _Frame(
+            container, path if path is not None else (), event.start_mark, flow, event.anchor, kind
         )
+        frame.merge = merge
+        self.stack.append(frame)
 
     def end(self, event: Any) -> None:
         frame = self.stack.pop()
@@ -340,7 +341,9 @@ class _YamlBuilder:
                 top.key, top.skip_value, top.expecting_value = None, True, True
                 return
             top.expecting_value = False
-            if top.key is not None and not top.skip_value:
+            if frame.merge:
+                top.merges.append(frame.container)  # `<<: {…}` written inline
+            elif top.key is not None and not top.skip_value:
                 self.source_map[frame.path] = SourceEntry(top.key_span, span, frame.kind, frame.flow)
             top.skip_value = False
             return
