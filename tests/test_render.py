@@ -273,3 +273,14 @@ def test_user_name_placeholder_in_paths_is_pointed_out() -> None:
         )
     clean = CASES["kontext_secret"]()
     assert message("reply.config.user_placeholder", "en") not in everything(render_discord(clean, lang="en"))
+
+
+def test_a_pasted_token_alone_gets_the_revoke_notice_and_no_memory_talk() -> None:
+    secret = finding(
+        "secret_in_input", Severity.WARNING, Applicability.ADVICE, kinds="discord_token", count=1
+    )
+    reply = render_discord(Report([secret], [], Facts(), "ja", False))
+    assert message("reply.headline.clean", "ja") in reply.content
+    assert message("reply.secret.revoke", "ja") in reply.content
+    assert message("reply.secret_kind.discord_token", "ja") in reply.content
+    assert "✅" not in everything(reply)

@@ -346,8 +346,8 @@ def _kind(report: Report, by_id: dict[str, Finding], has_oom: bool, primary: str
     causes = [f for f in report.findings if f.rule_id not in _NOT_A_CAUSE | {"regression_after_update"}]
     if "input_incomplete" in by_id and not causes:
         return "question"
-    if not report.findings and not has_oom:
-        return "clean"
+    if not causes and not has_oom:
+        return "clean"  # e.g. only a pasted token: nothing about memory to say
     return "diagnosis"
 
 
