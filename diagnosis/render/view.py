@@ -379,10 +379,16 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     shown_index = min(max(step, 1), total) if total else 1
     shown = report.ladder[shown_index - 1] if total else None
     step_view = next((s for s in steps if s.number == shown_index), steps[0] if steps else None)
+    kind = _kind(report, by_id, has_oom, primary)
+    evidence = _evidence(report, primary)
+    if kind == "not_oom" and "not_oom" in by_id:
+        # The error line is quoted in its own block; listing it again as evidence only repeats it.
+        quoted = str(by_id["not_oom"].params.get("headline") or "").strip()
+        evidence = [e for e in evidence if e.text not in quoted]
 
     return ReplyView(
         lang=lang,
-        kind=_kind(report, by_id, has_oom, primary),
+        kind=kind,
         has_oom=has_oom,
         host_oom=oom_kind in _HOST_KINDS,
         phase=phase,
@@ -391,7 +397,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         primary=primary,
         context=_context(report, by_id),
         oom=_oom_numbers(fatal),
-        evidence=_evidence(report, primary),
+        evidence=evidence,
         steps=steps,
         extra=extra,
         findings=by_id,
