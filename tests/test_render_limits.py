@@ -3,11 +3,15 @@ block open; what does not fit goes into the attached file."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from diagnosis import diagnose
 from diagnosis.facts_model import Facts
 from diagnosis.models import (
     Applicability,
@@ -192,3 +196,20 @@ def test_cut_never_leaves_a_fence_open_and_respects_the_limit(lines: list[str], 
     elif _fences(text) % 2 == 0:
         assert _fences(out) % 2 == 0
         assert text.startswith(out.removesuffix("\n```").rstrip("\n…")[:-1])
+
+
+CORPUS = Path(__file__).parent / "corpus"
+LEAKED_KEY = re.compile(r"\b(?:rules|reply|cli)\.[a-z_]+\.[a-z_]+")
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*/*/input.txt")), ids=lambda p: p.parent.name[:40])
+def test_every_corpus_reply_fits_and_names_no_catalogue_key(path: Path) -> None:
+    report = diagnose([path.read_text(encoding="utf-8")], sources=["message 1"])
+    for lang in ("en", "ja"):
+        for step in (1, 2):
+            reply = render_discord(report, lang=lang, step=step)
+            assert_within_limits(reply)
+            shown = [reply.content] + [e["title"] + "\n" + e["description"] for e in reply.embeds]
+            for text in shown:
+                assert not LEAKED_KEY.search(text), text
+        assert not LEAKED_KEY.search(render_cli(report, fmt="text", lang=lang))
