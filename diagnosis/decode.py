@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import dataclass
 
 # How many leading bytes decide whether BOM-less bytes are UTF-16.
 _SNIFF_BYTES = 4096
@@ -17,6 +18,8 @@ _SNIFF_BYTES = 4096
 _UTF16_NUL_SHARE = 0.3
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _LINE_BREAKS = re.compile(r"\r\n?")
+# How much of the text decides its line-break style.
+_NEWLINE_SAMPLE = 65_536
 
 
 def _utf16_without_bom(data: bytes) -> str | None:
@@ -94,8 +97,15 @@ def _keep_end(text: str, cap: int) -> tuple[str, bool]:
     return tail.decode("utf-8", "ignore"), True
 
 
-def decode_input(data: str | bytes, cap: int) -> tuple[str, bool]:
-    """Decode and normalise one input; return (text, truncated)."""
+@dataclass(frozen=True)
+class Decoded:
+    text: str  # normalised: "\n" line breaks, no NULs, at most the cap
+    truncated: bool
+    newline: str  # the input's own line break, "\r\n" or "\n": a fix written back should use it
+
+
+def decode(data: str | bytes, cap: int) -> Decoded:
+    """Decode and normalise one input, remembering its line-break style."""
     truncated = False
     if isinstance(data, (bytes, bytearray, memoryview)):
         raw = bytes(data)
@@ -112,6 +122,15 @@ def decode_input(data: str | bytes, cap: int) -> tuple[str, bool]:
         text = _decode_bytes(raw[start:], codec)
     else:
         text = str(data)
+    sample = text[:_NEWLINE_SAMPLE]
+    crlf = sample.count("\r\n")
+    newline = "\r\n" if crlf > sample.count("\n") - crlf else "\n"
     text = _clean(text)
     text, cut = _keep_end(text, cap)
-    return text, truncated or cut
+    return Decoded(text, truncated or cut, newline)
+
+
+def decode_input(data: str | bytes, cap: int) -> tuple[str, bool]:
+    """Decode and normalise one input; return (text, truncated)."""
+    decoded = decode(data, cap)
+    return decoded.text, decoded.truncated

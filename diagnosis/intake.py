@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE, key_score
-from diagnosis.decode import decode_input
+from diagnosis.decode import decode
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader.detect import is_log_text
 from diagnosis.models import Intake, Piece, PieceKind, SecretHit
@@ -557,8 +557,9 @@ def read_case(
     truncated = False
     for index, data in enumerate(inputs):
         source = sources[index] if sources is not None and index < len(sources) else f"message {index + 1}"
-        text, cut = decode_input(data, limits.max_input_bytes)
-        truncated = truncated or cut
+        decoded = decode(data, limits.max_input_bytes)
+        text = decoded.text
+        truncated = truncated or decoded.truncated
         text, found = scrub(text, source)
         secrets.extend(found)
         for region in _regions(text, limits.max_config_bytes):
@@ -583,6 +584,7 @@ def read_case(
                     line_offset=region.start,
                     fenced=region.fenced,
                     lang_tag=region.lang_tag,
+                    newline=decoded.newline,
                 )
             )
     joined = "\n".join(prose)

@@ -47,6 +47,7 @@ class Piece:
     fenced: bool = False
     lang_tag: str | None = None
     from_log: bool = False  # a config recovered from the JSON a trainer echoes into its log
+    newline: str = "\n"  # the input's line break ("\r\n" from a Windows file): write fixes back with it
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diagnosis.decode import decode_input
+from diagnosis.decode import decode, decode_input
 from tests.conftest import CORPUS
 
 CAP = 1 << 20
@@ -113,3 +113,10 @@ def test_decode_of_text_keeps_the_text(text: str) -> None:
     expected = text.removeprefix("\ufeff").replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
     if all(not 0xD800 <= ord(c) <= 0xDFFF for c in text):
         assert out == expected
+
+
+def test_the_line_break_style_is_remembered() -> None:
+    assert decode(b"a: 1\r\nb: 2\r\n", CAP).newline == "\r\n"
+    assert decode(codecs.BOM_UTF16_LE + "a: 1\r\nb: 2\r\n".encode("utf-16-le"), CAP).newline == "\r\n"
+    assert decode("a: 1\nb: 2\n", CAP).newline == "\n"
+    assert decode(b"step 1\rstep 2\rdone\n", CAP).newline == "\n"  # tqdm redraws are not CRLF

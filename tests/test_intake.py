@@ -310,6 +310,8 @@ def test_powershell_utf16_and_crlf() -> None:
     intake = read_case([codecs.BOM_UTF16_LE + text.encode("utf-16-le")])
     assert kinds(intake) == [PieceKind.CONFIG_YAML]
     assert intake.pieces[0].text == TRAIN_FRAGMENT and intake.pieces[0].line_offset == 2
+    assert intake.pieces[0].newline == "\r\n"
+    assert read_case([TRAIN_FRAGMENT]).pieces[0].newline == "\n"
 
 
 def test_secrets_are_scrubbed_before_anything_reads_them() -> None:
