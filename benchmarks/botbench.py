@@ -87,6 +87,7 @@ async def _measure(count: int) -> tuple[list[float], list[float], list[str]]:
                 running = await harness.start(client, fake)
                 try:
                     results[name] = await _round_trips(fake, count)
+                    await fake.settle(quiet=0.2)  # let the bot finish its bookkeeping before closing
                 except AssertionError as exc:
                     raise AssertionError(f"{name}: {exc}") from exc
                 finally:

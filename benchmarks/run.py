@@ -84,6 +84,15 @@ def _config_text(text: str, engine_piece: str | None) -> str | None:
     return None
 
 
+def _loads(config: str) -> bool:
+    """Only configs that a plain loader reads make a baseline (a broken one fails in microseconds)."""
+    try:
+        yaml.load(config, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        return False
+    return True
+
+
 def bench_corpus(reps: int) -> list[Figure]:
     from diagnosis import diagnose
 
@@ -92,7 +101,7 @@ def bench_corpus(reps: int) -> list[Figure]:
         text = path.read_text(encoding="utf-8")
         report = diagnose([text])
         config = _config_text(text, report.config.piece.text if report.config is not None else None)
-        if config is None:
+        if config is None or not _loads(config):
             continue
         engine_s, yaml_s = paired_medians(
             lambda text=text: diagnose([text]),  # type: ignore[misc]
