@@ -153,11 +153,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     if args.command == "check":
         return _check(args, out, err)
     if args.command == "rules":
-        out.write(render_rules(_message_language(args.lang)))
+        out.write(render_rules(_message_language(args.lang), fmt="text"))
         return EXIT_CLEAN
     if args.command == "explain":
         lang = _message_language(args.lang)
-        text = render_explain(args.rule_id, lang)
+        text = render_explain(args.rule_id, lang, fmt="text")
         if text is None:
             err.write(cli_message("cli.unknown_rule", lang, rule_id=args.rule_id) + "\n")
             return EXIT_USAGE
