@@ -4,12 +4,13 @@ Each input is decoded (`decode_input`), scrubbed of secrets (`scrub`, before any
 and cut into regions:
 
 1. Fenced code blocks (``` or ~~~, with or without a language tag; Discord also lets a fence open at
-   the end of a line of prose and close at the end of a line of code; an unterminated fence runs to the
-   end). A ``` that is neither at the start nor at the end of a line (e.g. inside a quoted YAML value)
-   is not a fence.
-2. A fenced block holding a config (by structure and AI Toolkit key names) is one config piece; one
-   holding a log (`is_log_text`) is one log piece, whatever its tag says; a block holding both, or
-   neither, is cut like bare text.
+   the end of a line of prose and close at the end of a line of code, or open and close on one line;
+   an unterminated fence runs to the end, or to the next "```yaml"-style opener). A single ``` in the
+   middle of a line (e.g. inside a quoted YAML value) is not a fence.
+2. A fenced block holding a config (by structure and AI Toolkit key names) is one config piece, parsed
+   whole even with a stray line in it (so the parser can point at that line); one holding a log
+   (`is_log_text`) is one log piece, whatever its tag says; a block holding two configs, a config and a
+   log or the user's sentences, or neither, is cut like bare text.
 3. Bare text: config regions are found first — YAML that starts at a known key (or `---`) and runs
    while lines are indented deeper, are comments or blank, or are keys at the same indentation; JSON
    that starts with `{` and runs to its matching `}`. A region counts only when its key names score as
@@ -20,7 +21,9 @@ and cut into regions:
    ("and the error:") go to the prose.
 
 `Piece.line_offset` is the 0-based line of the decoded (and scrubbed: secrets never span lines) input
-where the piece's text starts.
+where the piece's text starts; `Piece.newline` is the input's own line break, for writing a fix back.
+Every step is a scan of the text with linear regexes or a loop over candidate lines only, so a
+multi-megabyte log costs a fraction of a second.
 """
 
 from __future__ import annotations
