@@ -28,6 +28,7 @@ multi-megabyte log costs a fraction of a second.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -88,6 +89,7 @@ class _Block:
     lines: list[str]
     fenced: bool
     lang_tag: str | None = None
+    closed: bool = True  # False for a fence still open at the end of the text
 
 
 def _fence_lines(text: str) -> list[int]:
@@ -193,7 +195,7 @@ def _split_fences(text: str) -> list[_Block]:
         content = head + lines[i + 1 : end]
         if last_part is not None:
             content.append(last_part)
-        blocks.append(_Block(content_start, content, True, tag))
+        blocks.append(_Block(content_start, content, True, tag, closed=end < n))
         pos = end if reopens else end + 1
         bare_start = pos
     take_bare(n)
@@ -547,24 +549,76 @@ def language_hint(prose: str) -> str | None:
 _KINDS = {"yaml": PieceKind.CONFIG_YAML, "json": PieceKind.CONFIG_JSON, "log": PieceKind.LOG}
 
 
+@dataclass
+class _Input:
+    index: int
+    source: str
+    text: str
+    newline: str
+    lines: int  # how many lines `text` has
+
+
+def _ends_in_open_fence(text: str) -> bool:
+    blocks = _split_fences(text)
+    return bool(blocks) and blocks[-1].fenced and not blocks[-1].closed
+
+
+def _closes_a_fence_first(text: str) -> bool:
+    """Does `text` close a fence before it opens one? (The rest of a block split over two messages.)"""
+    first = _fence_lines(text)[:1]
+    if not first:
+        return False
+    stripped = text.split("\n")[first[0]].strip()
+    return stripped.startswith("```") and stripped == "`" * len(stripped)
+
+
+def _chains(inputs: list[_Input]) -> list[list[_Input]]:
+    """Consecutive inputs that form one text: a code block opened in one message and closed in the
+    next (Discord's length limit makes people split a long config over several messages)."""
+    chains: list[list[_Input]] = []
+    for item in inputs:
+        previous = chains[-1] if chains else None
+        if (
+            previous is not None
+            and _ends_in_open_fence("\n".join(i.text for i in previous))
+            and _closes_a_fence_first(item.text)
+        ):
+            previous.append(item)
+        else:
+            chains.append([item])
+    return chains
+
+
 def read_case(
     inputs: Sequence[str | bytes],
     sources: Sequence[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> Intake:
-    """Decode, scrub and split every input; never raises on user input."""
+    """Decode, scrub and split every input; never raises on user input.
+
+    A code block opened in one input and closed in the next is read as one block; its piece belongs to
+    the input where it starts (its line numbers count on from that input's first line).
+    """
     pieces: list[Piece] = []
     prose: list[str] = []
     secrets: list[SecretHit] = []
     hits: list[str] = []
     truncated = False
+    decoded_inputs: list[_Input] = []
     for index, data in enumerate(inputs):
         source = sources[index] if sources is not None and index < len(sources) else f"message {index + 1}"
         decoded = decode(data, limits.max_input_bytes)
-        text = decoded.text
         truncated = truncated or decoded.truncated
-        text, found = scrub(text, source)
+        text, found = scrub(decoded.text, source)
         secrets.extend(found)
+        decoded_inputs.append(_Input(index, source, text, decoded.newline, text.count("\n") + 1))
+    for chain in _chains(decoded_inputs):
+        starts = []
+        line = 0
+        for item in chain:
+            starts.append(line)
+            line += item.lines
+        text = "\n".join(item.text for item in chain)
         for region in _regions(text, limits.max_config_bytes):
             if region.kind == "prose":
                 words = "\n".join(region.lines).strip("\n")
@@ -575,6 +629,8 @@ def read_case(
                 if "max_pieces" not in hits:
                     hits.append("max_pieces")
                 continue
+            owner = bisect.bisect_right(starts, region.start) - 1
+            item = chain[owner]
             body = "\n".join(region.lines)
             if region.kind != "log":
                 body += "\n"
@@ -582,20 +638,19 @@ def read_case(
                 Piece(
                     kind=_KINDS[region.kind],
                     text=body,
-                    source=source,
-                    input_index=index,
-                    line_offset=region.start,
+                    source=item.source,
+                    input_index=item.index,
+                    line_offset=region.start - starts[owner],
                     fenced=region.fenced,
                     lang_tag=region.lang_tag,
-                    newline=decoded.newline,
+                    newline=item.newline,
                 )
             )
     joined = "\n".join(prose)
-    hint = language_hint(joined)
     return Intake(
         pieces=pieces,
         prose=joined,
-        language_hint=hint,
+        language_hint=language_hint(joined),
         truncated=truncated,
         limits_hit=hits,
         secrets=secrets,

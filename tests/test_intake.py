@@ -415,3 +415,25 @@ def test_two_configs_in_one_unclosed_fence_are_split() -> None:
     assert kinds(intake) == [PieceKind.CONFIG_YAML, PieceKind.CONFIG_JSON]
     assert all(parse_config(p).ok for p in intake.pieces)
     assert_offsets_exact(text, intake)
+
+
+def test_a_config_split_over_two_messages_is_read_as_one() -> None:
+    lines = FLUX_24GB.split("\n")
+    first = "my config, part 1\n```yaml\n" + "\n".join(lines[:40])
+    second = "\n".join(lines[40:]).rstrip("\n") + "\n```\nand the log:\n```\n" + TRACEBACK + "```"
+    intake = read_case([first, second], sources=["message 1", "message 2"])
+    assert kinds(intake) == [PieceKind.CONFIG_YAML, PieceKind.LOG]
+    config, log = intake.pieces
+    assert (config.source, config.input_index, config.line_offset) == ("message 1", 0, 2)
+    assert config.text == FLUX_24GB and parse_config(config).ok
+    assert (log.source, log.input_index) == ("message 2", 1)
+    assert second.split("\n")[log.line_offset] == "Traceback (most recent call last):"
+    assert intake.prose == "my config, part 1\nand the log:"
+
+
+def test_messages_that_merely_follow_each_other_stay_apart() -> None:
+    intake = read_case(["```yaml\n" + TRAIN_FRAGMENT + "```", "```\n" + TRACEBACK + "```"])
+    assert [(p.kind, p.input_index, p.line_offset) for p in intake.pieces] == [
+        (PieceKind.CONFIG_YAML, 0, 1),
+        (PieceKind.LOG, 1, 1),
+    ]
