@@ -217,6 +217,11 @@ def report_problems(
     problem = corrected_config_problem(report)
     if problem:
         problems.append(problem)
+    # The engine turns an exception inside a rule (or itself) into this note rather than crashing; for
+    # a user that is still a lost diagnosis, so every such note is a bug to fix.
+    failed = [str(n.params.get("rule_id")) for n in report.notes if n.id == "rule_failed"]
+    if failed:
+        problems.append(f"rule_failed notes (an exception was swallowed): {', '.join(failed)}")
     if report.log is not None and len(report.log.events) > DEFAULT_LIMITS.max_events:
         problems.append(f"{len(report.log.events)} OOM events kept (limit {DEFAULT_LIMITS.max_events})")
     return problems

@@ -535,6 +535,11 @@ def _giant_ints() -> str:
     return replace_line(text, "gradient_accumulation_steps: 1", f"gradient_accumulation_steps: {big}")
 
 
+def _giant(old: str, key: str) -> str:
+    """The example config with one number beyond the range of a float (int(10**400) parses fine)."""
+    return replace_line(EXAMPLE_CONFIG, old, f"{key}: {10**400}")
+
+
 def _inf_nan() -> str:
     text = replace_line(EXAMPLE_CONFIG, "batch_size: 4 # was 1", "batch_size: .inf")
     text = replace_line(text, "resolution: [ 512, 768, 1024 ]", "resolution: [ .nan, -.inf, .Inf, .NaN ]")
@@ -605,6 +610,11 @@ SMALL_BUILDERS: dict[str, tuple[str, Callable[[], str | bytes], tuple[str, ...]]
         ("same_as_config", "crlf"),
     ),
     "giant_ints": ("giant_ints.yaml", _giant_ints, ()),
+    "giant_sample_width": ("giant_sample_width.yaml", lambda: _giant("width: 1024", "width"), ()),
+    "giant_rank": ("giant_rank.yaml", lambda: _giant("linear: 16", "linear"), ()),
+    "giant_alpha": ("giant_alpha.yaml", lambda: _giant("linear_alpha: 16", "linear_alpha"), ()),
+    "giant_batch": ("giant_batch.yaml", lambda: _giant("batch_size: 4 # was 1", "batch_size"), ()),
+    "giant_sample_steps": ("giant_sample_steps.yaml", lambda: _giant("sample_steps: 20", "sample_steps"), ()),
     "inf_nan": ("inf_nan.yaml", _inf_nan, ()),
     "inf_nan_json": ("inf_nan.json", _inf_nan_json, ()),
     "wrong_types": ("wrong_types.yaml", _wrong_types, ()),

@@ -104,7 +104,36 @@ def test_cli_json_is_sound(
     assert not (tmp_path / SENTINEL_NAME).exists()
 
 
-@pytest.mark.parametrize("name", ALL_NAMES)
+_H1_SAME = (
+    "H1 diagnosis/config/edit.py: _same() calls math.isnan() on the current value, which raises "
+    "OverflowError for an int beyond float range (e.g. batch_size or sample_steps: 10**400); the engine then "
+    "drops the whole diagnosis and answers input_incomplete"
+)
+# Bugs of other modules that the engine's safety net turns into `rule_failed` notes (found by the fuzzer
+# and these cases); each entry is a strict xfail, to be removed when the owner fixes it.
+KNOWN_ENGINE_BUGS = {
+    "giant_sample_width": "H3 diagnosis/rules/preview.py: _shrink() does int(width * scale) and raises "
+    "OverflowError when sample.width is an int beyond float range (10**400): rule preview_heavy fails",
+    "giant_rank": "H3 diagnosis/rules/training.py:99 check_rank: network_alpha * new_rank / rank raises "
+    "OverflowError when network.linear is an int beyond float range (10**400): rule high_rank fails",
+    "giant_alpha": "H3 diagnosis/facts.py:271 _as_float (from _read_network) raises OverflowError on "
+    "linear_alpha: 10**400; the engine drops the whole diagnosis and answers input_incomplete",
+    "giant_batch": _H1_SAME,
+    "giant_sample_steps": _H1_SAME,
+    "giant_ints": "all of the giant_* bugs at once (H1 edit._same, H3 facts._as_float, preview, high_rank)",
+}
+
+
+def _engine_params(names: list[str]) -> list[object]:
+    return [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_ENGINE_BUGS[n]))
+        if n in KNOWN_ENGINE_BUGS
+        else n
+        for n in names
+    ]
+
+
+@pytest.mark.parametrize("name", _engine_params(ALL_NAMES))
 def test_engine_report_is_sound(
     name: str, book: CaseBook, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
