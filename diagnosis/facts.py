@@ -252,29 +252,33 @@ class _Config:
         return None
 
 
+# No training setting is anywhere near this; a bigger number is garbage (and would overflow floats).
+_MAX_INT = 10**9
+
+
 def _as_int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e12:
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,12}\s*", value):
-        return int(value)
-    return None
+    whole_float = isinstance(value, float) and math.isfinite(value) and value.is_integer()
+    digits = isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,12}\s*", value) is not None
+    number = value if isinstance(value, int) else (int(value) if whole_float or digits else None)
+    if number is None or abs(number) > _MAX_INT:
+        return None
+    return number
 
 
 def _as_float(value: Any) -> float | None:
-    if isinstance(value, bool):
+    if isinstance(value, bool) or (isinstance(value, int) and abs(value) > _MAX_INT):
         return None
+    number: float | None = None
     if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
+        number = float(value)
+    elif isinstance(value, str):
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             return None
-    return None
+    return number if number is not None and math.isfinite(number) else None
 
 
 def _resolutions(value: Any) -> list[int]:

@@ -195,6 +195,10 @@ def build_ladder(
             continue
         step = LadderStep(number=len(steps) + 1, rule_ids=rule_ids, edits=edits)
         if edits and applier is not None:
-            applier.apply(step)
+            try:
+                applier.apply(step)
+            except Exception:
+                # A bug in planning or re-checking costs this step its corrected config, not the report.
+                _log.exception("step %d: could not apply the edits", step.number)
         steps.append(step)
     return steps

@@ -104,6 +104,12 @@ def test_a_bare_train_block_without_its_key() -> None:
     assert f.evidence["gradient_checkpointing"].line == 2
 
 
+def test_absurd_numbers_read_as_wrong_types() -> None:
+    f = build("train:\n  batch_size: " + "1" * 80 + "\nsample:\n  width: 1e999\n  height: 1024\n")
+    assert f.batch_size == 1 and f.sample_width == 512
+    assert any("batch_size" in i for i in f.issues) and any("width" in i for i in f.issues)
+
+
 def test_string_booleans_read_as_booleans() -> None:
     f = build("train:\n  gradient_checkpointing: 'false'\n")
     assert f.gradient_checkpointing is False and f.gc_explicit is True

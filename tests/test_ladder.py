@@ -177,3 +177,17 @@ def test_advice_steps_carry_no_config() -> None:
 def test_no_config_no_corrected_text() -> None:
     steps = build_ladder([finding("gc_off", edits=[GC])], None, no_findings)
     assert steps[0].corrected_config is None and not steps[0].verified
+
+
+def test_a_failing_recheck_costs_the_step_its_config_not_the_ladder() -> None:
+    calls = {"n": 0}
+
+    def flaky(_: ConfigDoc) -> list[Finding]:
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise OverflowError("bug")
+        return []
+
+    steps = build_ladder([finding("gc_off", edits=[GC]), finding("fragmentation")], doc(), flaky)
+    assert [s.rule_ids for s in steps] == [["gc_off"], ["fragmentation"]]
+    assert steps[0].corrected_config is None and not steps[0].verified
