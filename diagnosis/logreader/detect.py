@@ -75,7 +75,7 @@ _LINE = re.compile(
 _PROGRESS = re.compile(r"\d{1,3}%\|[^|\n]{0,200}\|\s{0,4}\d+/\d+ ?\[")
 
 # A shell reporting a killed child: "run.sh: line 3: 12345 Killed   python run.py".
-_SHELL_KILLED = re.compile(r"\d+ Killed {1,20}\S")
+_SHELL_KILLED = re.compile(r"(?<!\d)\d{1,10} Killed {1,20}\S")
 
 # Longer texts are judged on their first and last parts: a log shows itself quickly, and the error sits
 # at the end.
