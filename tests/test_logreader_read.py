@@ -456,6 +456,7 @@ def test_the_ui_quotes_the_last_log_line() -> None:
         ("yaml.parser.ParserError: while parsing a block mapping", "config_error"),
         ("json.decoder.JSONDecodeError: Expecting ',' delimiter: line 3 column 5 (char 40)", "config_error"),
         ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:", "compile_error"),
+        ("ValueError: config file error. Missing \"config.process[0].model\" key", "config_error"),
         ("KeyError: 'linear'", "other"),
         ("terminate called after throwing an instance of 'std::bad_alloc'", "other"),
     ],

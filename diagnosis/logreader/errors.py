@@ -57,6 +57,7 @@ _KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "found character",
             "could not find expected",
             "Unknown arch",
+            "config file error",
         ),
     ),
 )
