@@ -280,6 +280,12 @@ def test_small_allocation_with_nothing_else_is_model_load() -> None:
     assert read(f"torch.OutOfMemoryError: {OOM}").phase is Phase.UNKNOWN
 
 
+def test_a_traceback_ended_by_ctrl_c_is_not_cut() -> None:
+    facts = read(*RUN_FRAMES, "KeyboardInterrupt")
+    assert facts.has_traceback and not facts.cut_before_error
+    assert facts.non_oom_error is None and facts.events == []
+
+
 def test_cut_traceback() -> None:
     facts = read(*RUN_FRAMES, '  File "/home/u/ai-tool')
     assert facts.has_traceback and facts.cut_before_error
@@ -456,7 +462,7 @@ def test_the_ui_quotes_the_last_log_line() -> None:
         ("yaml.parser.ParserError: while parsing a block mapping", "config_error"),
         ("json.decoder.JSONDecodeError: Expecting ',' delimiter: line 3 column 5 (char 40)", "config_error"),
         ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:", "compile_error"),
-        ("ValueError: config file error. Missing \"config.process[0].model\" key", "config_error"),
+        ('ValueError: config file error. Missing "config.process[0].model" key', "config_error"),
         ("KeyError: 'linear'", "other"),
         ("terminate called after throwing an instance of 'std::bad_alloc'", "other"),
     ],

@@ -63,6 +63,15 @@ _KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+# What may end a traceback besides an error: the user's Ctrl-C, sys.exit().
+_FINAL = re.compile(r"^[A-Za-z_][\w.]{0,200}(?:Interrupt|Exit)(?::|$)")
+
+
+def ends_traceback(line: str) -> bool:
+    """The last line of a traceback: an exception headline, or an interrupt or exit."""
+    return exception_headline(line) is not None or _FINAL.match(line) is not None
+
+
 def exception_headline(line: str) -> str | None:
     """The whole line when it reads like a Python exception headline at the left margin."""
     if not line or line[0] in " \t":

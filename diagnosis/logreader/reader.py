@@ -264,8 +264,7 @@ class _Reader:
             elif tb.frames and not tb.frames[-1].code:
                 tb.frames[-1] = tb.frames[-1]._replace(code=stripped[:200])
             return True
-        final = errors.exception_headline(text) or (stripped if oom.parse_oom(text) else None)
-        self.close_traceback(final)
+        self.close_traceback(stripped if errors.ends_traceback(text) or oom.parse_oom(text) else None)
         return False
 
     def feed_bar(self, line: int, text: str) -> None:
