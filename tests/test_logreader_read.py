@@ -412,6 +412,15 @@ def test_nvidia_smi_table_picks_the_run_device() -> None:
     assert (first.gpu_name, first.gpu_total_bytes) == ("RTX 2000 Ada", 16380 * MIB)
 
 
+def test_nvidia_smi_list_gives_device_indexes() -> None:
+    facts = read(
+        "GPU 0: NVIDIA RTX 2000 Ada Generation (UUID: GPU-1)",
+        "GPU 1: NVIDIA GeForce RTX 3090 (UUID: GPU-2)",
+        f"RuntimeError: {OOM.replace('GPU 0 has', 'GPU 1 has')}",
+    )
+    assert (facts.device_index, facts.gpu_name) == (1, "RTX 3090")
+
+
 def test_gpu_named_in_a_log_line_gives_its_class() -> None:
     facts = read("Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync")
     assert (facts.gpu_name, facts.gpu_total_bytes) == ("RTX 4090", 24 * GIB)

@@ -19,6 +19,8 @@ _TRAINER_VERSION = re.compile(
 # nvidia-smi: a row "|   0  NVIDIA GeForce RTX 4090        On  |",
 # then one with the memory "| 30%   45C  P2  120W / 450W |  23000MiB /  24564MiB |".
 _SMI_GPU_ROW = re.compile(r"^\|\s{1,6}(\d{1,2})\s{1,6}(\S[^|]{2,80})\|")
+# `nvidia-smi -L`: "GPU 1: NVIDIA GeForce RTX 3090 (UUID: GPU-…)".
+_SMI_LIST_ROW = re.compile(r"^\s{0,8}GPU (\d{1,2}): ")
 _SMI_MEMORY = re.compile(r"\|\s{0,30}(\d{1,7})MiB\s{0,4}/\s{0,4}(\d{1,7})MiB\s{0,30}\|")
 # A log may name GPUs on many lines; the first few are all that matter.
 _MAX_GPUS = 16
@@ -100,7 +102,9 @@ class Environment:
         if found is None:
             return
         row = _SMI_GPU_ROW.match(line)
-        seen = GpuSeen(int(row.group(1)) if row else None, found[0], found[1])
+        listed = _SMI_LIST_ROW.match(line) if row is None else None
+        index = row or listed
+        seen = GpuSeen(int(index.group(1)) if index else None, found[0], found[1])
         self.gpus.append(seen)
         if row is not None:
             self._smi_row = seen
