@@ -13,7 +13,7 @@ import logging
 import math
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -23,7 +23,7 @@ from discord.ext import commands
 
 from bot import buttons, listeners
 from bot import commands as bot_commands
-from bot.engine import DiagnosisEngine, EnginePort
+from bot.engine import DiagnosisEngine, EnginePort, kinds_of_report
 from bot.heartbeat import write_heartbeat
 from bot.inputs import IgnoredFile, inputs_hash
 from bot.ratelimit import Cooldown, WindowLimiter
@@ -57,6 +57,12 @@ class OomTree(app_commands.CommandTree[Any]):
             await client.apologize(interaction)
 
 
+class _Turn:
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.waiting = 0
+
+
 class OomBot(commands.Bot):
     def __init__(self, settings: BotSettings, engine: EnginePort, **client_options: Any) -> None:
         intents = discord.Intents.none()
@@ -79,6 +85,7 @@ class OomBot(commands.Bot):
         self.channel_limiter = WindowLimiter(settings.channel_replies_per_minute, 60.0)
         self._store: Store | None = None
         self._inflight: set[int] = set()
+        self._turns: dict[int, _Turn] = {}
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
         bot_commands.register(self)
@@ -192,6 +199,21 @@ class OomBot(commands.Bot):
     def release(self, message_id: int) -> None:
         self._inflight.discard(message_id)
 
+    @contextlib.asynccontextmanager
+    async def member_turn(self, user_id: int) -> AsyncIterator[None]:
+        """One message of a member at a time: the cooldown a reply takes is then seen by that
+        member's next message before it is diagnosed, even when a burst arrives all at once (and
+        one member can never hold more than one engine worker)."""
+        turn = self._turns.setdefault(user_id, _Turn())
+        turn.waiting += 1
+        try:
+            async with turn.lock:
+                yield
+        finally:
+            turn.waiting -= 1
+            if turn.waiting == 0:
+                del self._turns[user_id]
+
     def lookup(self, key: str, lang: str) -> str | None:
         try:
             text = self.engine.message(key, lang)
@@ -264,6 +286,7 @@ class OomBot(commands.Bot):
         """Store the scrubbed inputs for the buttons, the rules for the stats, and the answered marker."""
         request = prepared.request
         now = time.time()
+        kinds = kinds_of_report(prepared.report)
 
         def persist() -> None:
             scrubbed = tuple((i.source, self.engine.scrub(i.text, i.source)) for i in request.gathered.inputs)
@@ -280,6 +303,8 @@ class OomBot(commands.Bot):
                     gpu_vram_gib=request.gpu_vram_gib,
                     step=prepared.step,
                     created=now,
+                    has_config=kinds.config,
+                    has_log=kinds.log,
                 )
             )
             self.store.record_diagnosis(

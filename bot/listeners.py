@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import discord
 
-from bot.engine import is_real_case, kinds_of_report
+from bot.engine import InputKinds, is_real_case, kinds_of_report
 from bot.inputs import Gathered, SourcedText, gather_message, inputs_hash, merge
 from bot.permissions import member_is_moderator
 from bot.request import Request
 from bot.send import NO_MENTIONS
-from bot.store import Answer
+from bot.store import Answer, Case
 from bot.triggers import (
     auto_enabled,
     complements,
@@ -115,13 +115,21 @@ async def _answer(bot: OomBot, message: discord.Message) -> None:
     if await bot.db(bot.store.answer_for, message.id) is not None:
         return
     mention = _is_mention(bot, message)
-    moderator = member_is_moderator(message.author, message.channel, bot.settings.moderator_role_ids)
     if not mention:
         prefs = await bot.guild_prefs(message.guild.id if message.guild else None)
         if not auto_enabled(bot.settings.auto_mode, prefs.auto_mode):
             return
+    async with bot.member_turn(message.author.id):
+        await _answer_in_turn(bot, message, mention)
+
+
+async def _answer_in_turn(bot: OomBot, message: discord.Message, mention: bool) -> None:
+    moderator = member_is_moderator(message.author, message.channel, bot.settings.moderator_role_ids)
     previous = None if mention else await _recent_answer(bot, message)
-    if not moderator and bot.cooldown.remaining(message.author.id) > 0 and previous is None:
+    open_case = None if previous is None else await _open_case(bot, previous)
+    # Limits are looked at (not taken) before anything is downloaded or diagnosed; only a message
+    # that may complete the member's open case goes on, since completing it edits, not replies.
+    if open_case is None and not _may_reply(bot, message, moderator, take=False):
         return
     gathered = await _gather(bot, message, mention=mention)
     if not gathered.inputs and not mention:
@@ -145,7 +153,11 @@ async def _answer(bot: OomBot, message: discord.Message) -> None:
     prepared = await bot.prepare(request)
     if not mention and not is_real_case(prepared.report):
         return
-    if previous is not None and await _fold(bot, message, previous, request, prepared.report):
+    if (
+        previous is not None
+        and open_case is not None
+        and await _fold(bot, message, previous, open_case, request, prepared.report)
+    ):
         return
     if not _may_reply(bot, message, moderator):
         return
@@ -163,18 +175,38 @@ async def _recent_answer(bot: OomBot, message: discord.Message) -> Answer | None
     return latest
 
 
+@dataclass(frozen=True)
+class _OpenCase:
+    case: Case
+    kinds: InputKinds
+
+
+async def _open_case(bot: OomBot, previous: Answer) -> _OpenCase | None:
+    """The case behind `previous` while it holds only a config or only a log (another message can
+    still complete it)."""
+    case = await bot.db(bot.store.case, previous.reply_id)
+    if case is None:
+        return None
+    if case.has_config is None or case.has_log is None:
+        kinds = await bot.run_engine(bot.engine.kinds, "\n".join(text for _, text in case.inputs))
+    else:
+        kinds = InputKinds(config=case.has_config, log=case.has_log)
+    return _OpenCase(case, kinds) if kinds.config != kinds.log else None
+
+
 async def _fold(
-    bot: OomBot, message: discord.Message, previous: Answer, request: Request, report: Report
+    bot: OomBot,
+    message: discord.Message,
+    previous: Answer,
+    open_case: _OpenCase,
+    request: Request,
+    report: Report,
 ) -> bool:
     """A config and its log often come as two messages: when this one brings the kind the previous
     case lacked, the previous reply is redone with both instead of a second reply."""
-    case = await bot.db(bot.store.case, previous.reply_id)
-    if case is None:
+    if not complements(open_case.kinds, kinds_of_report(report)):
         return False
-    old_kinds = await bot.run_engine(bot.engine.kinds, "\n".join(text for _, text in case.inputs))
-    if not complements(old_kinds, kinds_of_report(report)):
-        return False
-    old_inputs = tuple(SourcedText(source, text) for source, text in case.inputs)
+    old_inputs = tuple(SourcedText(source, text) for source, text in open_case.case.inputs)
     merged = replace(request, gathered=merge(Gathered(old_inputs), request.gathered))
     prepared = await bot.prepare(merged)
     reply = bot.get_partial_messageable(message.channel.id).get_partial_message(previous.reply_id)
@@ -195,14 +227,18 @@ def _answer_row(message: discord.Message, reply_id: int, digest: str) -> Answer:
     )
 
 
-def _may_reply(bot: OomBot, message: discord.Message, moderator: bool) -> bool:
-    if not moderator and bot.cooldown.try_acquire(message.author.id) > 0:
+def _may_reply(bot: OomBot, message: discord.Message, moderator: bool, *, take: bool = True) -> bool:
+    """The member's cooldown and the channel's budget allow a reply; `take` records it (only when
+    a reply is about to be sent, so a message that gets none costs the member nothing)."""
+    author_id, channel_id = message.author.id, message.channel.id
+    if not moderator and bot.cooldown.remaining(author_id) > 0:
         return False
-    if not bot.channel_limiter.try_acquire(message.channel.id):
-        log.info(
-            "channel %s is over its reply budget; message %s not answered", message.channel.id, message.id
-        )
+    room = bot.channel_limiter.try_acquire(channel_id) if take else bot.channel_limiter.has_room(channel_id)
+    if not room:
+        log.info("channel %s is over its reply budget; message %s not answered", channel_id, message.id)
         return False
+    if take and not moderator:
+        bot.cooldown.try_acquire(author_id)
     return True
 
 

@@ -48,6 +48,14 @@ class WindowLimiter:
         self._clock = clock
         self._hits: dict[Hashable, deque[float]] = {}
 
+    def has_room(self, key: Hashable) -> bool:
+        """Whether `try_acquire` would succeed now (nothing recorded)."""
+        hits = self._hits.get(key)
+        if not hits:
+            return self._limit > 0
+        cutoff = self._clock() - self._window
+        return sum(1 for t in hits if t > cutoff) < self._limit
+
     def try_acquire(self, key: Hashable) -> bool:
         now = self._clock()
         hits = self._hits.setdefault(key, deque())

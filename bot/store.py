@@ -78,7 +78,14 @@ _V2: Migration = (
 # Auto mode folds a member's follow-up (the log after the config) into their latest reply.
 _V3: Migration = ("CREATE INDEX answered_channel_author ON answered (channel_id, author_id, created)",)
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
+# What a case holds (a config, a log), so a member on cooldown is diagnosed only when their message
+# could complete their open case (NULL in rows written before: the bot asks the engine then).
+_V4: Migration = (
+    "ALTER TABLE cases ADD COLUMN has_config INTEGER",
+    "ALTER TABLE cases ADD COLUMN has_log INTEGER",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,12 @@ class Case:
     gpu_vram_gib: float | None
     step: int
     created: float
+    has_config: bool | None = None
+    has_log: bool | None = None
+
+
+def _flag(value: object) -> bool | None:
+    return None if value is None else bool(value)
 
 
 @dataclass(frozen=True)
@@ -211,7 +224,7 @@ class Store:
     def save_case(self, case: Case) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     case.reply_id,
                     case.source_id,
@@ -224,6 +237,8 @@ class Store:
                     case.gpu_vram_gib,
                     case.step,
                     case.created,
+                    None if case.has_config is None else int(case.has_config),
+                    None if case.has_log is None else int(case.has_log),
                 ),
             )
 
@@ -245,6 +260,8 @@ class Store:
             gpu_vram_gib=row[8],
             step=row[9],
             created=row[10],
+            has_config=_flag(row[11]),
+            has_log=_flag(row[12]),
         )
 
     def update_view(self, reply_id: int, language: str, explicit_language: bool, step: int) -> None:

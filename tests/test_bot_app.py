@@ -405,3 +405,61 @@ async def test_a_mention_that_fails_gets_an_apology(tmp_path: Path) -> None:
         assert [s.content for s in ask.outbox] == ["en:bot.apology"]
     finally:
         await bot.close()
+
+
+async def test_a_burst_from_one_member_on_cooldown_is_not_diagnosed(tmp_path: Path) -> None:
+    """Five configs at once from one member, each in another help thread: one diagnosis, one reply."""
+    engine = FakeEngine()
+    bot = await make_bot(tmp_path, engine, user_cooldown_seconds=60)
+    try:
+        burst = [Message(CONFIG + f"# v{n}", User(7), Channel(600 + n, parent_id=HELP)) for n in range(5)]
+        await asyncio.gather(*(listeners.on_message(bot, m) for m in burst))  # type: ignore[arg-type]
+        assert sum(len(m.outbox) for m in burst) == 1
+        assert len(engine.diagnosed) == 1
+        later = Message(CONFIG + "# later", User(7), Channel(700, parent_id=HELP))
+        await listeners.on_message(bot, later)  # type: ignore[arg-type]
+        assert later.outbox == [] and len(engine.diagnosed) == 1
+    finally:
+        await bot.close()
+
+
+async def test_a_channel_over_its_budget_diagnoses_nothing_more(tmp_path: Path) -> None:
+    engine = FakeEngine()
+    bot = await make_bot(tmp_path, engine, channel_replies_per_minute=1)
+    try:
+        messages = [Message(CONFIG + f"# {n}", User(70 + n), Channel(HELP)) for n in range(4)]
+        for message in messages:
+            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        assert [len(m.outbox) for m in messages] == [1, 0, 0, 0]
+        assert len(engine.diagnosed) == 1
+    finally:
+        await bot.close()
+
+
+async def test_a_message_that_gets_no_reply_does_not_start_the_cooldown(tmp_path: Path) -> None:
+    bot = await make_bot(tmp_path, user_cooldown_seconds=60)
+    try:
+        chat = Message("hello, anyone around?", User(7), Channel(HELP))
+        config = Message(CONFIG, User(7), Channel(HELP))
+        for message in (chat, config):
+            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        assert chat.outbox == [] and len(config.outbox) == 1
+    finally:
+        await bot.close()
+
+
+async def test_on_cooldown_only_a_message_that_may_complete_the_open_case_is_diagnosed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = FakeEngine()
+    bot = await make_bot(tmp_path, engine, user_cooldown_seconds=60)
+    try:
+        monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: PartialTarget())
+        whole = Message(CONFIG + LOG, User(7), Channel(HELP))  # config and log: nothing left to fold
+        await listeners.on_message(bot, whole)  # type: ignore[arg-type]
+        assert len(whole.outbox) == 1 and len(engine.diagnosed) == 1
+        again = Message(LOG, User(7), Channel(HELP))
+        await listeners.on_message(bot, again)  # type: ignore[arg-type]
+        assert again.outbox == [] and len(engine.diagnosed) == 1
+    finally:
+        await bot.close()

@@ -70,3 +70,14 @@ def test_tables_stay_bounded_with_many_keys() -> None:
         limiter.try_acquire(key)
     assert len(cooldown._last) <= 4097
     assert len(limiter._hits) <= 4097
+
+
+def test_has_room_looks_without_taking() -> None:
+    clock = Clock()
+    limiter = WindowLimiter(2, 60, clock)
+    assert limiter.has_room("c") and limiter.has_room("c")
+    assert limiter.try_acquire("c") and limiter.has_room("c")
+    assert limiter.try_acquire("c") and not limiter.has_room("c")
+    clock.now += 60
+    assert limiter.has_room("c")
+    assert not WindowLimiter(0, 60, clock).has_room("c")

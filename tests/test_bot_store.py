@@ -153,3 +153,23 @@ def test_the_store_is_usable_from_worker_threads(tmp_path: Path) -> None:
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda i: store.record_answer(_answer(source_id=i, reply_id=i + 1000)), range(200)))
     assert all(store.answer_for(i) is not None for i in range(200))
+
+
+def test_case_kinds_round_trip_and_are_unknown_in_older_rows(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    path = tmp_path / "s.sqlite3"
+    old = Store(path, migrations=MIGRATIONS[:3])
+    old._db.execute(  # a row as a bot before the kinds columns wrote it
+        "INSERT INTO cases VALUES (9, 1, 4, 3, 5, '[]', 'en', 0, NULL, 1, 100.0)"
+    )
+    old.close()
+    store = Store(path)
+    try:
+        unknown = store.case(9)
+        assert unknown is not None and unknown.has_config is None and unknown.has_log is None
+        store.save_case(replace(_case(), has_config=True, has_log=False))
+        known = store.case(2)
+        assert known is not None and (known.has_config, known.has_log) == (True, False)
+    finally:
+        store.close()

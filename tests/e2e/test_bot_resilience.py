@@ -6,6 +6,7 @@ import logging
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -148,8 +149,18 @@ async def test_s13_load_with_cooldown_answers_each_member_once(
     fake: FakeDiscord, bots: Bots, short_gil_slices: None
 ) -> None:
     """A burst of 200 (four rounds of 50 members, 10 channels) under a long per-user cooldown:
-    exactly one reply per member, none lost (each member posts four configs)."""
-    await bots.start(user_cooldown_seconds=3600, channel_replies_per_minute=10_000)
+    exactly one reply per member, none lost (each member posts four configs), and a member on
+    cooldown is not diagnosed at all: one diagnosis per member."""
+    running = await bots.start(user_cooldown_seconds=3600, channel_replies_per_minute=10_000)
+    engine = running.client.engine  # type: ignore[attr-defined]
+    diagnosed: list[int] = []
+    real_diagnose = engine.diagnose
+
+    def counting_diagnose(*args: Any, **kwargs: Any) -> Any:
+        diagnosed.append(1)
+        return real_diagnose(*args, **kwargs)
+
+    engine.diagnose = counting_diagnose
     plan = load_plan(fake, members=50, channels=10, total=200, config_every=1)
     sent = await burst(fake, plan)
     by_id = {str(m["id"]): author for m, (author, _, _) in zip(sent, plan, strict=True)}
@@ -159,6 +170,7 @@ async def test_s13_load_with_cooldown_answers_each_member_once(
         by_id[str(m["message_reference"]["message_id"])].id for m in fake.bot_messages()
     )
     assert len(answered_authors) == 50 and set(answered_authors.values()) == {1}
+    assert len(diagnosed) == 50
 
 
 async def test_s13_channel_budget_caps_replies_per_channel(fake: FakeDiscord, bots: Bots) -> None:
