@@ -473,6 +473,12 @@ CASES = [
         OomKind.HOST_KILLED,
     ),
     Case(
+        "oom-kill-constraint",
+        "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,"
+        "task_memcg=/user.slice/user-1000.slice,task=python,pid=6154,uid=1000",
+        OomKind.HOST_KILLED,
+    ),
+    Case(
         "ray",
         "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
         OomKind.HOST_KILLED,
@@ -577,6 +583,8 @@ LOOK_ALIKES = [
     "killed by oom killer. card is a 6000 RTX PRO",
     "If reserved but unallocated memory is large try setting "
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+    "Job process terminated with exit code 1.",
+    "Exception raised from createCublasHandle at ../aten/src/ATen/cuda/CublasHandlePool.cpp:135",
 ]
 
 
