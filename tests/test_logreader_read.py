@@ -152,6 +152,15 @@ def test_overlong_lines_are_cut_and_reported() -> None:
     assert "max_line_chars" in facts.limits_hit
 
 
+def test_timestamped_lines() -> None:
+    facts = read(
+        "2026-11-30T01:02:03.123456789Z Caching latents for /data/x",
+        f"2026-11-30T01:02:09.000000001Z Error running job: {OOM}",
+    )
+    assert facts.phase is Phase.LATENT_CACHING
+    assert facts.fatal is not None and facts.fatal.tried_bytes == 576 * MIB
+
+
 def test_nul_and_bom_do_not_break_reading() -> None:
     facts = read("\ufeffLoading transformer", "G\x00P\x00U\x00", f"RuntimeError: {OOM}")
     assert facts.fatal is not None and facts.phase is Phase.MODEL_LOAD

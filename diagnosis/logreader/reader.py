@@ -29,6 +29,11 @@ _CONTINUATION_LINES = 6
 # model had not arrived on the card yet.
 _LOAD_ALLOCATED_BYTES = 1024**3
 _DEVICE = re.compile(r"\s{0,8}cuda:(\d{1,3})\s{0,8}")
+# "2025-11-18T10:00:00.123456789Z ", "[2025-11-18 10:00:00] ", "2025-11-18 10:00:00,123 | ".
+_TIMESTAMP = re.compile(
+    r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?(?: ?[|-])? "
+)
+_TIMESTAMP_FIRST = frozenset("[0123456789")
 _RUNNING_JOB = "# Running job: "
 _LAST_LOG_LINE = "Last log line: "
 _ERROR_RUNNING_JOB = "Error running job: "
@@ -188,6 +193,10 @@ class _Reader:
     # The pass
 
     def feed(self, line: int, text: str) -> None:
+        if text[:1] in _TIMESTAMP_FIRST:
+            stamp = _TIMESTAMP.match(text)
+            if stamp is not None:
+                text = text[stamp.end() :]  # `docker logs -t` and similar prefix every line
         if "%|" in text and self.open_tb is None and self.pending is None:
             # Progress bars are most of a long log: take them first, without the other checks.
             if self.pending_error is not None:
