@@ -34,7 +34,7 @@ def _sections(view: ReplyView, target: str, channel: str) -> tuple[str, list[Sec
     lang = view.lang
     headline = render_template("headline.j2", lang, target, v=view)
     sections: list[Section] = []
-    if view.shown_step > 1 and view.step_view is not None:
+    if view.shown_step > 1:
         title = message("reply.section.step", lang, number=view.shown_step, total=view.total_steps)
         sections.append(Section(title, render_template("step.j2", lang, target, v=view)))
     else:

@@ -119,6 +119,20 @@ class Wording:
         params = dict(params or {})
         return self.t(key, **params) if self.can(key, params) else None
 
+    def first(self, rule_id: str, fields: tuple[str, ...], params: dict[str, Any] | None = None) -> Trusted:
+        """The first of `fields` whose placeholders all have values (`action`, then `action_plain`…)."""
+        for name in fields:
+            text = self.rt(rule_id, name, params)
+            if text is not None:
+                return text
+        return Trusted("")
+
+    def action(self, rule_id: str, params: dict[str, Any] | None = None) -> Trusted:
+        return self.first(rule_id, ("action", "action_plain", "title"), params)
+
+    def cause(self, rule_id: str, params: dict[str, Any] | None = None) -> Trusted | None:
+        return self.first(rule_id, ("cause", "cause_plain"), params) or None
+
     def rt_list(self, rule_id: str, field: str, params: dict[str, Any] | None = None) -> list[Trusted]:
         entry = lookup(f"rules.{rule_id}.{field}", self.lang)
         if entry is None:
@@ -149,6 +163,8 @@ class Wording:
             "rt": self.rt,
             "rt_list": self.rt_list,
             "variants": self.variants,
+            "action": self.action,
+            "cause": self.cause,
             "code": lambda body, lang="": Trusted(self.target.code_block(str(body), str(lang))),
             "b": lambda text: Trusted(self.target.bold(str(text))),
             "ic": lambda value: Trusted(self.target.inline_code(str(value))),

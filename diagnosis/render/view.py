@@ -25,6 +25,7 @@ _NOT_A_CAUSE = {"secret_in_input", "input_incomplete"}
 _HOST_KINDS = {"host_killed", "host_alloc", "memory_error", "windows_pagefile", "shm"}
 _GC_RULES = {"gc_off", "risky_family_gc_off"}
 _USER_MARKERS = ("/home/USER", "/Users/USER", "\\Users\\USER", "Users\\\\USER", ":/Users/USER")
+EVIDENCE_MAX = 200
 
 
 @dataclass
@@ -88,6 +89,7 @@ class ReplyView:
     shown_step: int  # 1-based ladder step the reply is about
     total_steps: int
     step_view: StepView | None = None
+    has_config: bool = False  # a config was read (pasted or echoed in the log)
     secret_kinds: list[str] = field(default_factory=list)
     rule_params: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -167,21 +169,50 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
             if key in seen or not ev.text.strip():
                 continue
             seen.add(key)
-            text = ev.text.strip()
-            out.append(EvidenceLine(ev.source, ev.line, text if len(text) <= 200 else text[:199] + "…"))
-    return out[:MAX_EVIDENCE]
+            out.append(EvidenceLine(ev.source, ev.line, shorten(ev.text.strip().strip("`").strip())))
+    return [e for e in out if e.text][:MAX_EVIDENCE]
+
+
+def shorten(text: str, limit: int = EVIDENCE_MAX) -> str:
+    """`text` within `limit` characters, cut at a word boundary when there is one near the end."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space >= limit * 2 // 3:
+        head = head[:space]
+    return head.rstrip(" ,;:") + "…"
+
+
+def usable_params(rule_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The params a sentence may quote: an unknown value (None, "", a size of 0) counts as missing,
+    so the reply falls back to a sentence without it instead of printing "None×None" or "0 GiB"."""
+    out: dict[str, Any] = {}
+    for name, value in params.items():
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        if isinstance(value, int | float) and not isinstance(value, bool) and value <= 0:
+            continue
+        out[name] = value
+    if rule_id == "bucket_too_large":
+        largest, limit = out.get("max_bucket"), out.get("limit")
+        if isinstance(largest, int) and isinstance(limit, int):
+            # Above the card's limit the edit keeps the buckets up to it; otherwise it drops the largest.
+            out["over"] = largest > limit
+    return out
 
 
 def _step_view(step: LadderStep, by_id: dict[str, Finding]) -> StepView:
     rid = next((r for r in step.rule_ids if r in by_id), step.rule_ids[0] if step.rule_ids else "")
     finding = by_id.get(rid)
     applicability = finding.applicability.value if finding else Applicability.ADVICE.value
-    params = dict(finding.params) if finding else {}
+    params = usable_params(rid, dict(finding.params)) if finding else {}
     return StepView(step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits))
 
 
 def _finding_view(number: int, f: Finding) -> StepView:
-    return StepView(number, f.rule_id, [f.rule_id], f.applicability.value, dict(f.params), bool(f.edits))
+    params = usable_params(f.rule_id, dict(f.params))
+    return StepView(number, f.rule_id, [f.rule_id], f.applicability.value, params, bool(f.edits))
 
 
 def _indent(line: str) -> int:
@@ -378,13 +409,16 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     total = len(report.ladder)
     shown_index = min(max(step, 1), total) if total else 1
     shown = report.ladder[shown_index - 1] if total else None
-    step_view = next((s for s in steps if s.number == shown_index), steps[0] if steps else None)
+    # A later ladder step with nothing to change (e.g. "paste what is missing") has no step view:
+    # the reply says the steps end there instead of showing another step under its number.
+    first = steps[0] if steps and shown_index == 1 else None
+    step_view = next((s for s in steps if s.number == shown_index), first)
     kind = _kind(report, by_id, has_oom, primary)
     evidence = _evidence(report, primary)
     if kind == "not_oom" and "not_oom" in by_id:
         # The error line is quoted in its own block; listing it again as evidence only repeats it.
         quoted = str(by_id["not_oom"].params.get("headline") or "").strip()
-        evidence = [e for e in evidence if e.text not in quoted]
+        evidence = [e for e in evidence if e.text.removesuffix("…") not in quoted]
 
     return ReplyView(
         lang=lang,
@@ -410,8 +444,9 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         shown_step=shown_index,
         total_steps=total,
         step_view=step_view,
+        has_config=report.config is not None or bool(_facts_get(report, "config_parsed", False)),
         secret_kinds=_secret_kinds(by_id.get("secret_in_input")),
-        rule_params={rid: dict(f.params) for rid, f in by_id.items()},
+        rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
     )
 
 

@@ -1,0 +1,152 @@
+"""What the reply says matches what the params and the edit say: no "None×None", no "0 GiB", a bucket
+step names the buckets it keeps, a later step is numbered as the ladder numbers it, evidence is cut
+between words."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Evidence, LadderStep, Report
+from diagnosis.render import DiscordReply, message, render_cli, render_discord
+from diagnosis.render.catalogue import catalogue, placeholders
+from diagnosis.render.view import shorten, usable_params
+from diagnosis.rules import RULE_IDS
+from tests.golden.cases import ADV, CHG, ERR, MEM, WARN, ev, finding
+
+LANGS = ("en", "ja")
+
+
+def everything(reply: DiscordReply) -> str:
+    parts = [reply.content] + [str(e.get(k, "")) for e in reply.embeds for k in ("title", "description")]
+    return "\n".join(parts)
+
+
+def oom_facts(**kw: object) -> Facts:
+    return Facts(has_oom=True, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_unknown_preview_numbers_fall_back_to_a_plain_action(lang: str) -> None:
+    f = finding(
+        "preview_heavy",
+        ERR,
+        MEM,
+        [ev(None, "stuck at generating baseline samples", "user")],
+        width=None,
+        height=None,
+        steps=None,
+        prompts=0,
+        every=None,
+        new_width=None,
+        new_height=None,
+        new_steps=None,
+    )
+    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
+    assert "None" not in text
+    assert "0 prompt" not in text
+    assert message("rules.preview_heavy.action_plain", lang) in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_zero_gib_held_by_others_is_not_quoted(lang: str) -> None:
+    f = finding("other_process_on_gpu", ERR, ADV, others_gib=0.0, pids="", reason="user_says")
+    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
+    assert not re.search(r"\b0 GiB", text)
+    assert message("rules.other_process_on_gpu.action_plain", lang) in text
+    assert message("rules.other_process_on_gpu.cause_plain", lang) in text
+
+
+def test_usable_params_drops_unknown_values_and_keeps_real_ones() -> None:
+    got = usable_params("high_rank", {"rank": 128, "new_rank": None, "flag": False, "name": " "})
+    assert got == {"rank": 128, "flag": False}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(
+    ("largest", "limit", "keep", "over"),
+    [(1536, 1024, "512, 768, 1024", True), (1024, 1024, "512, 768", False)],
+)
+def test_bucket_step_names_the_buckets_it_keeps_and_never_contradicts_them(
+    lang: str, largest: int, limit: int, keep: str, over: bool
+) -> None:
+    f = finding("bucket_too_large", ERR, CHG, max_bucket=largest, limit=limit, new_buckets=keep)
+    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
+    assert message("rules.bucket_too_large.action", lang, new_buckets=keep) in text
+    said_limit = message("rules.bucket_too_large.variant.over.true", lang, limit=limit)
+    assert (said_limit in text) is over
+    assert (message("rules.bucket_too_large.variant.over.false", lang) in text) is not over
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_later_step_that_only_asks_for_input_is_not_shown_as_another_step(lang: str) -> None:
+    close = finding("other_process_on_gpu", ERR, ADV, others_gib=13.3, pids="1, 2", reason="other_pids")
+    ask = finding("input_incomplete", WARN, ADV, missing=["config"])
+    ladder = [LadderStep(1, ["other_process_on_gpu"], []), LadderStep(2, ["input_incomplete"], [])]
+    reply = render_discord(Report([close, ask], ladder, oom_facts(), lang, False), step=2)
+    assert message("reply.headline.step_beyond", lang) in reply.content
+    assert message("reply.step_beyond.body", lang) in reply.embeds[0]["description"]
+    assert message("reply.ask.config", lang) in reply.embeds[0]["description"]
+    # The old reply showed step 1 again under a "2 of 2" title.
+    assert message("rules.other_process_on_gpu.action", lang, others_gib=13.3) not in everything(reply)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_later_step_states_its_effect_on_results_in_a_sentence(lang: str) -> None:
+    gc = finding("gc_off", ERR, MEM)
+    batch = finding(
+        "batch_too_large", ERR, CHG, batch_size=4, new_batch_size=1, new_accumulation=4, effective_batch=4
+    )
+    ladder = [LadderStep(1, ["gc_off"], []), LadderStep(2, ["batch_too_large"], [])]
+    body = render_discord(Report([gc, batch], ladder, oom_facts(), lang, False), step=2).embeds[0]
+    assert message("rules.batch_too_large.applicability", lang) in body["description"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_risk_without_a_config_does_not_talk_about_this_config(lang: str) -> None:
+    f = finding("preview_heavy", WARN, MEM)
+    cause = message("rules.preview_heavy.cause", lang)
+    described = render_discord(Report([f], [], Facts(), lang, False)).content
+    assert message("reply.headline.risk_described_cause", lang, cause=cause) in described
+    with_config = render_discord(Report([f], [], Facts(has_config=True, config_parsed=True), lang, False))
+    assert message("reply.headline.risk_cause", lang, cause=cause) in with_config.content
+
+
+def test_evidence_is_cut_between_words() -> None:
+    words = "Process 654925 has 5.68 GiB memory in use. " * 8
+    cut = shorten(words.strip())
+    assert cut.endswith("…") and len(cut) <= 200
+    assert words.startswith(cut[:-1]) and words[len(cut) - 1] == " "
+    assert shorten("x" * 300).endswith("…")  # one long word is still cut
+    assert shorten("short") == "short"
+
+
+def test_evidence_in_the_reply_drops_wrapping_backticks() -> None:
+    f = finding("gc_off", ERR, MEM, [Evidence("message 1", 3, "`gradient_checkpointing: false`")])
+    text = render_cli(Report([f], [], oom_facts(), "en", False), fmt="markdown")
+    assert "`gradient_checkpointing: false`" in text and "ˋ" not in text
+
+
+def test_a_long_non_oom_error_is_quoted_once() -> None:
+    line = "subprocess.CalledProcessError: Command " + "'-IY:\\\\AI\\\\include', " * 30 + "returned 1."
+    f = finding("not_oom", ERR, ADV, [ev(1, line)], kind="compile_error", headline=line)
+    text = render_cli(Report([f], [], Facts(), "en", True), fmt="markdown")
+    assert text.count("subprocess.CalledProcessError") == 1
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_action_and_cause_with_params_has_a_plain_fallback(lang: str) -> None:
+    cat = catalogue(lang)
+    for rule_id in RULE_IDS:
+        for field in ("action", "cause"):
+            if placeholders(str(cat[f"rules.{rule_id}.{field}"])):
+                plain = cat.get(f"rules.{rule_id}.{field}_plain")
+                assert isinstance(plain, str) and not placeholders(plain), (lang, rule_id, field)
+
+
+def test_japanese_where_lines_have_one_colon() -> None:
+    cat = catalogue("ja")
+    for rule_id in RULE_IDS:
+        assert str(cat[f"rules.{rule_id}.ui_path"]).count("：") <= 1, rule_id
