@@ -1,10 +1,18 @@
-"""Logging through discord.py's helper, with the token scrubbed from every record as a last guard."""
+"""Logging through discord.py's helper, with the token scrubbed from every record as a last guard.
+
+At DEBUG, discord.py logs every gateway event and HTTP body whole (`discord.gateway`,
+`discord.client`, `discord.http`): message text, file names, the replies' text. The bot's own DEBUG
+never needs them, so the library's loggers stay at INFO or above whatever `OOMCHECK_LOG_LEVEL` says.
+"""
 
 from __future__ import annotations
 
 import logging
 
 import discord
+
+# The parent covers every discord.* logger; the named ones are those that log payloads.
+LIBRARY_LOGGERS = ("discord", "discord.gateway", "discord.client", "discord.http")
 
 
 class RedactFilter(logging.Filter):
@@ -22,6 +30,9 @@ class RedactFilter(logging.Filter):
 
 
 def setup(level: str, token: str) -> None:
-    discord.utils.setup_logging(level=getattr(logging, level, logging.INFO))
+    numeric = getattr(logging, level, logging.INFO)
+    discord.utils.setup_logging(level=numeric)
+    for name in LIBRARY_LOGGERS:
+        logging.getLogger(name).setLevel(max(numeric, logging.INFO))
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactFilter(token))

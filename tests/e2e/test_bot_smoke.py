@@ -16,8 +16,11 @@ from .fakecord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
 
+PASTED = "# pasted-marker: a member's own words\n"
 
-async def test_s15_cli_entry_point_in_a_subprocess(fake: FakeDiscord, tmp_path: Path) -> None:
+
+@pytest.mark.parametrize("level", ["INFO", "DEBUG"])
+async def test_s15_cli_entry_point_in_a_subprocess(fake: FakeDiscord, tmp_path: Path, level: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OOMCHECK_", "DISCORD_"))}
     env.update(
         {
@@ -28,6 +31,7 @@ async def test_s15_cli_entry_point_in_a_subprocess(fake: FakeDiscord, tmp_path: 
             "OOMCHECK_DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
             "OOMCHECK_HEARTBEAT_PATH": str(tmp_path / "heartbeat"),
             "OOMCHECK_DEFAULT_LANGUAGE": "en",
+            "OOMCHECK_LOG_LEVEL": level,
         }
     )
     proc = await asyncio.create_subprocess_exec(
@@ -43,7 +47,7 @@ async def test_s15_cli_entry_point_in_a_subprocess(fake: FakeDiscord, tmp_path: 
     try:
         await fake.wait_connected(timeout=60)
         await fake.wait_for(lambda: fake.commands.get(fake.guild_id), what="the command sync")
-        msg = await fake.user_sends(fake.alice, fake.help_channel, fenced(CONFIG), mention_bot=True)
+        msg = await fake.user_sends(fake.alice, fake.help_channel, fenced(CONFIG + PASTED), mention_bot=True)
         await fake.wait_for(lambda: fake.replies_to(int(msg["id"])), timeout=30, what="the reply")
         proc.send_signal(signal.SIGTERM)
         out, err = await asyncio.wait_for(proc.communicate(), 30)
@@ -53,4 +57,6 @@ async def test_s15_cli_entry_point_in_a_subprocess(fake: FakeDiscord, tmp_path: 
             await proc.wait()
     assert proc.returncode == 0, err.decode(errors="replace")[-2000:]
     assert fake.token.encode() not in out + err, "the token must never reach the logs"
+    # Not even at DEBUG, where discord.py would log whole gateway events and HTTP bodies.
+    assert b"pasted-marker" not in out + err, "message text must never reach the logs"
     assert (tmp_path / "bot.sqlite3").exists()
