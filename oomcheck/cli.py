@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from diagnosis.render import cli_message, render_cli, render_explain, render_rul
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+MAX_GPU_VRAM_GIB = 1024.0
 
 
 def _env_language() -> str:
@@ -80,8 +82,16 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _valid_vram(value: float | None) -> bool:
+    # nan, inf and negative sizes would poison every threshold comparison downstream
+    return value is None or (math.isfinite(value) and 0 < value <= MAX_GPU_VRAM_GIB)
+
+
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     lang = _message_language(args.lang)
+    if not _valid_vram(args.gpu_vram):
+        err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
+        return EXIT_USAGE
     cap = DEFAULT_LIMITS.max_input_bytes
     texts: list[bytes] = []
     sources: list[str] = []

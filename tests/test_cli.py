@@ -59,3 +59,22 @@ def test_fix_never_overwrites_without_in_place(tmp_path: Path) -> None:
     before = config.read_bytes()
     run("check", str(config), "--fix")
     assert config.read_bytes() == before
+
+
+def test_absurd_gpu_vram_is_a_usage_error_in_both_languages() -> None:
+    for value in ("nan", "inf", "-1", "0", "5000"):
+        for lang in ("en", "ja"):
+            code, out, err = run(
+                "check", str(EXAMPLES / "flux_lora_24gb_gc_off.yaml"), f"--gpu-vram={value}", "--lang", lang
+            )
+            assert code == EXIT_USAGE
+            assert out == ""
+            assert "--gpu-vram" in err and "cli." not in err
+
+
+def test_a_sensible_gpu_vram_is_accepted() -> None:
+    code, out, _ = run(
+        "check", str(EXAMPLES / "flux_lora_24gb_gc_off.yaml"), "--gpu-vram", "16", "--format", "json"
+    )
+    assert code in (EXIT_CLEAN, EXIT_FINDINGS)
+    assert json.loads(out)["facts"]["vram_gib"] == 16
