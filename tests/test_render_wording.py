@@ -150,3 +150,34 @@ def test_japanese_where_lines_have_one_colon() -> None:
     cat = catalogue("ja")
     for rule_id in RULE_IDS:
         assert str(cat[f"rules.{rule_id}.ui_path"]).count("：") <= 1, rule_id
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_reply_that_only_asks_still_mentions_the_update(lang: str) -> None:
+    regression = finding("regression_after_update", WARN, ADV, quote="worked before the update")
+    ask = finding("input_incomplete", WARN, ADV, missing=["config", "log"])
+    ladder = [LadderStep(1, ["regression_after_update"], []), LadderStep(2, ["input_incomplete"], [])]
+    text = everything(render_discord(Report([regression, ask], ladder, oom_facts(), lang, False)))
+    assert message("reply.ask.config", lang) in text
+    assert message("rules.regression_after_update.explanation", lang) in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("reserved", "tried", "full"), [(6.5, 2.25, True), (2.92, 5.06, False)])
+def test_fragmentation_never_claims_more_than_the_request_when_it_is_less(
+    lang: str, reserved: float, tried: float, full: bool
+) -> None:
+    f = finding("fragmentation", WARN, ADV, reserved_gib=reserved, tried_gib=tried)
+    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
+    long = message("rules.fragmentation.detail", lang, reserved_gib=reserved, tried_gib=tried)
+    assert (long in text) is full
+    assert (message("rules.fragmentation.detail_short", lang, reserved_gib=reserved) in text) is not full
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_section_after_the_last_step_is_not_titled_as_a_step(lang: str) -> None:
+    close = finding("other_process_on_gpu", ERR, ADV, others_gib=2.0, pids="1", reason="other_pids")
+    ask = finding("input_incomplete", WARN, ADV, missing=["config"])
+    ladder = [LadderStep(1, ["other_process_on_gpu"], []), LadderStep(2, ["input_incomplete"], [])]
+    reply = render_discord(Report([close, ask], ladder, oom_facts(), lang, False), step=2)
+    assert reply.embeds[0]["title"] == message("reply.section.beyond", lang)

@@ -35,7 +35,8 @@ def _sections(view: ReplyView, target: str, channel: str) -> tuple[str, list[Sec
     headline = render_template("headline.j2", lang, target, v=view)
     sections: list[Section] = []
     if view.shown_step > 1:
-        title = message("reply.section.step", lang, number=view.shown_step, total=view.total_steps)
+        key = "reply.section.step" if view.step_view is not None else "reply.section.beyond"
+        title = message(key, lang, number=view.shown_step, total=view.total_steps)
         sections.append(Section(title, render_template("step.j2", lang, target, v=view)))
     else:
         body = render_template("diagnosis.j2", lang, target, v=view)

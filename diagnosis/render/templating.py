@@ -164,6 +164,7 @@ class Wording:
             "rt_list": self.rt_list,
             "variants": self.variants,
             "action": self.action,
+            "first": self.first,
             "cause": self.cause,
             "code": lambda body, lang="": Trusted(self.target.code_block(str(body), str(lang))),
             "b": lambda text: Trusted(self.target.bold(str(text))),

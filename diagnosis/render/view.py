@@ -98,6 +98,8 @@ def size_text(n: int | None) -> str | None:
     """Bytes the way PyTorch prints them: 2.00 GiB, 40.00 MiB."""
     if n is None or n < 0:
         return None
+    if n == 0:
+        return "0 MiB"  # PyTorch prints "0 bytes"; "0.00 MiB" reads like a rounding
     if n >= 1024**3:
         return f"{n / 1024**3:.2f} GiB"
     return f"{n / 1024**2:.2f} MiB"
@@ -199,6 +201,10 @@ def usable_params(rule_id: str, params: dict[str, Any]) -> dict[str, Any]:
         if isinstance(largest, int) and isinstance(limit, int):
             # Above the card's limit the edit keeps the buckets up to it; otherwise it drops the largest.
             out["over"] = largest > limit
+    if rule_id == "fragmentation":
+        reserved, tried = out.get("reserved_gib"), out.get("tried_gib")
+        if not (isinstance(reserved, int | float) and isinstance(tried, int | float) and reserved > tried):
+            out.pop("tried_gib", None)  # "more than the request that failed" would not be true
     return out
 
 
@@ -438,7 +444,10 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         gc_involved=bool(_GC_RULES & by_id.keys()),
         notes=_notes(report),
         secret=by_id.get("secret_in_input"),
-        regression=None if "regression_after_update" in listed else by_id.get("regression_after_update"),
+        # A reply without a checklist (only a question) still says the update may be the cause.
+        regression=by_id.get("regression_after_update")
+        if kind != "diagnosis" or "regression_after_update" not in listed
+        else None,
         question=_question(report, by_id),
         config=_config_view(report, shown, report.ladder[shown_index - 2] if shown_index > 1 else None),
         shown_step=shown_index,
