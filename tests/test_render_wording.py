@@ -9,12 +9,12 @@ import re
 import pytest
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Evidence, LadderStep, Report
+from diagnosis.models import Evidence, LadderStep, Phase, Report
 from diagnosis.render import DiscordReply, message, render_cli, render_discord
 from diagnosis.render.catalogue import catalogue, placeholders
 from diagnosis.render.view import shorten, usable_params
 from diagnosis.rules import RULE_IDS
-from tests.golden.cases import ADV, CHG, ERR, MEM, WARN, ev, finding
+from tests.golden.cases import ADV, CHG, ERR, MEM, WARN, cuda_oom, ev, finding, log_facts
 
 LANGS = ("en", "ja")
 
@@ -181,3 +181,23 @@ def test_the_section_after_the_last_step_is_not_titled_as_a_step(lang: str) -> N
     ladder = [LadderStep(1, ["other_process_on_gpu"], []), LadderStep(2, ["input_incomplete"], [])]
     reply = render_discord(Report([close, ask], ladder, oom_facts(), lang, False), step=2)
     assert reply.embeds[0]["title"] == message("reply.section.beyond", lang)
+
+
+def test_the_raw_oom_line_is_not_quoted_again_under_its_own_numbers() -> None:
+    raw = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has 23.55 GiB"
+    f = finding("gc_off", ERR, MEM, [ev(80, raw), ev(12, "gradient_checkpointing: false")])
+    log = log_facts(Phase.TRAINING_STEP, 2, cuda_oom(2.0, 40, 23.55, 22.9))
+    text = render_cli(Report([f], [], oom_facts(), "en", False, log=log), fmt="markdown")
+    assert "tried to allocate 2.00 GiB" in text
+    assert "Tried to allocate 2.00 GiB" not in text
+    assert "gradient_checkpointing: false" in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_step_is_not_introduced_as_an_order(lang: str) -> None:
+    one = render_cli(Report([finding("gc_off", ERR, MEM)], [], oom_facts(), lang, False), fmt="markdown")
+    assert message("reply.checklist.intro_one", lang) in one
+    assert message("reply.checklist.intro", lang) not in one
+    two = [finding("gc_off", ERR, MEM), finding("latents_not_cached", WARN, MEM)]
+    text = render_cli(Report(two, [], oom_facts(), lang, False), fmt="markdown")
+    assert message("reply.checklist.intro", lang) in text

@@ -421,6 +421,10 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     step_view = next((s for s in steps if s.number == shown_index), first)
     kind = _kind(report, by_id, has_oom, primary)
     evidence = _evidence(report, primary)
+    oom = _oom_numbers(fatal)
+    if oom is not None and oom.tried:
+        # The OOM line already gives these numbers; the raw message would say them a second time.
+        evidence = [e for e in evidence if f"Tried to allocate {oom.tried}" not in e.text]
     if kind == "not_oom" and "not_oom" in by_id:
         # The error line is quoted in its own block; listing it again as evidence only repeats it.
         quoted = str(by_id["not_oom"].params.get("headline") or "").strip()
@@ -436,7 +440,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         where_key=_where_key(phase, step_no) if has_oom else None,
         primary=primary,
         context=_context(report, by_id),
-        oom=_oom_numbers(fatal),
+        oom=oom,
         evidence=evidence,
         steps=steps,
         extra=extra,
