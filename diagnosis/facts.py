@@ -515,6 +515,10 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
         facts.evidence["phase"] = log_evidence(phased.piece, phased.phase_evidence)
     facts.step_part = main.step_part
     facts.step = main.step
+    # AI Toolkit's bar counts completed steps: "1/2000" then an OOM means step 2 failed.
+    in_a_step = phased.phase == Phase.TRAINING_STEP and main.step is not None
+    if in_a_step and main.step is not None and (main.total_steps is None or main.step < main.total_steps):
+        facts.step = main.step + 1
     facts.total_steps = main.total_steps
     facts.log_cut = main.cut_before_error
     facts.os = next((log.os for log in reversed(logs) if log.os), None)

@@ -175,7 +175,8 @@ class _Applier:
         if ids & set(step.rule_ids) or not ids <= self.ids:
             _log.warning("step %d: re-check failed (%s → %s)", step.number, sorted(self.ids), sorted(ids))
             return
-        step.corrected_config = after
+        # Parsing works on LF text; the file the user gets back keeps its own line breaks.
+        step.corrected_config = after.replace("\n", self.doc.piece.newline)
         step.diff = _diff(before, after, self.doc.piece.source)
         step.verified = True
         self.doc, self.ids = new_doc, ids

@@ -163,3 +163,22 @@ def test_a_stated_vram_that_is_no_size_is_ignored(vram: float) -> None:
     report = diagnose([CONFIG], gpu_vram_gib=vram)
     assert report.facts.vram_source == "assumed" and report.facts.vram_gib == 24.0
     json.dumps(report_to_json(report).model_dump(), allow_nan=False)
+
+
+def test_the_step_that_failed_is_the_one_after_the_bar_count() -> None:
+    from tests.conftest import EXAMPLES
+
+    log = (EXAMPLES / "flux_lora_24gb_oom.log").read_text(encoding="utf-8")
+    assert "| 1/2000 [" in log
+    report = diagnose([log])
+    assert report.facts.step == 2
+
+
+def test_a_crlf_config_is_corrected_with_crlf_line_breaks() -> None:
+    from tests.conftest import EXAMPLES
+
+    text = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8").replace("\n", "\r\n")
+    corrected = diagnose([text.encode("utf-8")]).corrected_config
+    assert corrected is not None
+    assert "gradient_checkpointing: true" in corrected
+    assert "\n" not in corrected.replace("\r\n", "")
