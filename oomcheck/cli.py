@@ -147,7 +147,7 @@ def _write_fix(args: argparse.Namespace, report: Report, lang: str, err: TextIO)
     if target == Path(raw) and not args.in_place:
         err.write(cli_message("cli.fix_exists", lang, path=str(target)) + "\n")
         return
-    target.write_text(corrected, encoding="utf-8")
+    target.write_text(corrected, encoding="utf-8", newline="")  # keep the config's own line breaks
     err.write(cli_message("cli.fix_written", lang, path=str(target)) + "\n")
 
 
