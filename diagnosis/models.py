@@ -54,7 +54,8 @@ class Piece:
 class SecretHit:
     """A secret found (and already replaced) in an input: never keep the secret itself."""
 
-    kind: str  # "hf_token", "discord_token", "wandb_key", "civitai_key", "openai_key", "assignment", "home_path"
+    # "hf_token", "discord_token", "wandb_key", "civitai_key", "openai_key", "assignment", "home_path"
+    kind: str
     source: str
     line: int  # 1-based within that input
 
