@@ -10,7 +10,7 @@ import pytest
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Evidence, LadderStep, Phase, Report
-from diagnosis.render import DiscordReply, message, render_cli, render_discord
+from diagnosis.render import DiscordReply, message, render_cli, render_discord, render_explain
 from diagnosis.render.catalogue import catalogue, placeholders
 from diagnosis.render.view import shorten, usable_params
 from diagnosis.rules import RULE_IDS
@@ -201,3 +201,12 @@ def test_one_step_is_not_introduced_as_an_order(lang: str) -> None:
     two = [finding("gc_off", ERR, MEM), finding("latents_not_cached", WARN, MEM)]
     text = render_cli(Report(two, [], oom_facts(), lang, False), fmt="markdown")
     assert message("reply.checklist.intro", lang) in text
+
+
+def test_explain_heading_uses_each_language_s_brackets() -> None:
+    assert render_explain("gc_off", "ja", fmt="text").startswith(
+        message("rules.gc_off.title", "ja") + "（gc_off）"
+    )
+    assert render_explain("gc_off", "en", fmt="text").startswith(
+        message("rules.gc_off.title", "en") + " (gc_off)"
+    )
