@@ -210,3 +210,17 @@ def test_explain_heading_uses_each_language_s_brackets() -> None:
     assert render_explain("gc_off", "en", fmt="text").startswith(
         message("rules.gc_off.title", "en") + " (gc_off)"
     )
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_preview_action_names_only_what_changes(lang: str) -> None:
+    base = {"width": 1536, "height": 1536, "steps": 40, "prompts": 4, "every": 250}
+    size_only = finding("preview_heavy", ERR, MEM, **base, new_width=1024, new_height=1024, new_steps=40)
+    text = everything(render_discord(Report([size_only], [], oom_facts(), lang, False)))
+    assert message("rules.preview_heavy.action_size", lang, new_width=1024, new_height=1024) in text
+    steps_only = finding("preview_heavy", ERR, MEM, **base, new_width=1536, new_height=1536, new_steps=20)
+    text = everything(render_discord(Report([steps_only], [], oom_facts(), lang, False)))
+    assert message("rules.preview_heavy.action_steps", lang, new_steps=20, steps=40) in text
+    both = finding("preview_heavy", ERR, MEM, **base, new_width=1024, new_height=1024, new_steps=20)
+    text = everything(render_discord(Report([both], [], oom_facts(), lang, False)))
+    assert message("rules.preview_heavy.action", lang, new_width=1024, new_height=1024, new_steps=20) in text

@@ -128,7 +128,9 @@ class Wording:
         return Trusted("")
 
     def action(self, rule_id: str, params: dict[str, Any] | None = None) -> Trusted:
-        return self.first(rule_id, ("action", "action_plain", "title"), params)
+        # Rules may offer narrower actions (only the size, only the steps) for when one value is unknown.
+        fields = ("action", "action_size", "action_steps", "action_plain", "title")
+        return self.first(rule_id, fields, params)
 
     def cause(self, rule_id: str, params: dict[str, Any] | None = None) -> Trusted | None:
         return self.first(rule_id, ("cause", "cause_plain"), params) or None

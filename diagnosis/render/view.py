@@ -201,6 +201,13 @@ def usable_params(rule_id: str, params: dict[str, Any]) -> dict[str, Any]:
         if isinstance(largest, int) and isinstance(limit, int):
             # Above the card's limit the edit keeps the buckets up to it; otherwise it drops the largest.
             out["over"] = largest > limit
+    if rule_id == "preview_heavy":
+        # A "new" value equal to the current one is not a change: the action names only what changes.
+        if (out.get("new_width"), out.get("new_height")) == (out.get("width"), out.get("height")):
+            out.pop("new_width", None)
+            out.pop("new_height", None)
+        if out.get("new_steps") == out.get("steps"):
+            out.pop("new_steps", None)
     if rule_id == "fragmentation":
         reserved, tried = out.get("reserved_gib"), out.get("tried_gib")
         if not (isinstance(reserved, int | float) and isinstance(tried, int | float) and reserved > tried):
