@@ -9,7 +9,7 @@ import re
 import pytest
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Evidence, LadderStep, Phase, Report
+from diagnosis.models import Evidence, LadderStep, Note, Phase, Report
 from diagnosis.render import DiscordReply, message, render_cli, render_discord, render_explain
 from diagnosis.render.catalogue import catalogue, placeholders
 from diagnosis.render.view import shorten, usable_params
@@ -224,3 +224,14 @@ def test_the_preview_action_names_only_what_changes(lang: str) -> None:
     both = finding("preview_heavy", ERR, MEM, **base, new_width=1024, new_height=1024, new_steps=20)
     text = everything(render_discord(Report([both], [], oom_facts(), lang, False)))
     assert message("rules.preview_heavy.action", lang, new_width=1024, new_height=1024, new_steps=20) in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_gpu_is_asked_for_once(lang: str) -> None:
+    ask = finding("input_incomplete", WARN, ADV, missing=["config", "gpu"])
+    report = Report([ask], [], oom_facts(), lang, False, notes=[Note("vram_assumed", {"gib": 24})])
+    text = everything(render_discord(report))
+    assert message("reply.ask.gpu", lang) in text
+    assert message("reply.note.vram_assumed", lang, gib=24) not in text
+    alone = Report([finding("gc_off", ERR, MEM)], [], oom_facts(), lang, False, notes=report.notes)
+    assert message("reply.note.vram_assumed", lang, gib=24) in everything(render_discord(alone))

@@ -329,8 +329,11 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
     )
 
 
-def _notes(report: Report) -> list[tuple[str, dict[str, Any]]]:
+def _notes(report: Report, question: list[str]) -> list[tuple[str, dict[str, Any]]]:
     notes = [(n.id, dict(n.params)) for n in report.notes]
+    if "gpu" in question:
+        # The reply already asks which GPU it is; "tell me your GPU" would ask twice.
+        notes = [n for n in notes if n[0] != "vram_assumed"]
     return notes[:10]
 
 
@@ -427,6 +430,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     first = steps[0] if steps and shown_index == 1 else None
     step_view = next((s for s in steps if s.number == shown_index), first)
     kind = _kind(report, by_id, has_oom, primary)
+    question = _question(report, by_id)
     evidence = _evidence(report, primary)
     oom = _oom_numbers(fatal)
     if oom is not None and oom.tried:
@@ -453,13 +457,13 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         extra=extra,
         findings=by_id,
         gc_involved=bool(_GC_RULES & by_id.keys()),
-        notes=_notes(report),
+        notes=_notes(report, question),
         secret=by_id.get("secret_in_input"),
         # A reply without a checklist (only a question) still says the update may be the cause.
         regression=by_id.get("regression_after_update")
         if kind != "diagnosis" or "regression_after_update" not in listed
         else None,
-        question=_question(report, by_id),
+        question=question,
         config=_config_view(report, shown, report.ladder[shown_index - 2] if shown_index > 1 else None),
         shown_step=shown_index,
         total_steps=total,
