@@ -267,11 +267,6 @@ def test_bom_crlf_config_reads_like_plain(name: str, book: CaseBook, baseline: d
     assert _ids(book.report(name)) == _ids(baseline["config"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="H1 diagnosis/decode.py: _clean() turns every CR LF into LF before parsing, so the corrected "
-    "config of a CRLF file (and the file --fix writes) comes back with LF endings: every line differs",
-)
 @pytest.mark.usefixtures("engine_live")
 @pytest.mark.parametrize("name", TAGGED["crlf"])
 def test_corrected_crlf_config_keeps_crlf(name: str, book: CaseBook) -> None:
