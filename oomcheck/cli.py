@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TextIO
 
 from diagnosis import diagnose
-from diagnosis.jsonout import report_to_json
 from diagnosis.limits import DEFAULT_LIMITS
 from diagnosis.models import Report
 from diagnosis.render import cli_message, render_cli, render_explain, render_rules
@@ -116,6 +115,9 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
 
     if args.format == "json":
+        # pydantic is only needed for JSON; importing it lazily keeps the terminal start-up short
+        from diagnosis.jsonout import report_to_json
+
         out.write(json.dumps(report_to_json(report).model_dump(), ensure_ascii=False, indent=2) + "\n")
     else:
         out.write(render_cli(report, fmt=args.format))
