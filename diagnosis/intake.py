@@ -508,10 +508,39 @@ def _one_config(content: str, lines: list[str], budget: int) -> bool:
     return not (is_log_text("\n".join(outside)) or any(_sentence_like(ln) for ln in outside))
 
 
+def _whole_config(lines: list[str], budget: int) -> bool:
+    """Is this unfenced text, from its first line to its last, one AI Toolkit config?"""
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    if not lines or _config_kind(lines) is None:
+        return False
+    content = "\n".join(lines)
+    if len(content) > budget or is_log_text(content):
+        return False
+    found = _find_configs(content, lines, budget)
+    if len(found) != 1:
+        return False
+    start, end, _ = found[0]
+    # Only comments, blank lines and a document marker may stand outside the config's own lines.
+    outside = lines[:start] + lines[end:]
+    return all(
+        not ln.strip() or ln.lstrip().startswith("#") or ln.strip() in ("---", "...") for ln in outside
+    )
+
+
 def _regions(text: str, budget: int) -> list[_Region]:
     regions: list[_Region] = []
-    for block in _split_fences(text):
+    blocks = _split_fences(text)
+    for block in blocks:
         if not block.fenced:
+            if len(blocks) == 1 and _whole_config(block.lines, budget):
+                # A config file (or a config pasted alone) is kept whole, header comments and `---`
+                # included, so the corrected file and its line numbers match what the user has.
+                lines = list(block.lines)
+                while lines and not lines[-1].strip():
+                    lines.pop()  # the piece gets its one final line break back when it is built
+                regions.append(_Region(_config_kind(lines) or "yaml", block.start, lines, False, None))
+                continue
             regions.extend(_bare_regions(block.lines, block.start, False, None, budget))
             continue
         if not any(line.strip() for line in block.lines):

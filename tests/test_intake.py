@@ -437,3 +437,25 @@ def test_messages_that_merely_follow_each_other_stay_apart() -> None:
         (PieceKind.CONFIG_YAML, 0, 1),
         (PieceKind.LOG, 1, 1),
     ]
+
+
+def test_a_config_file_is_one_piece_with_its_header_and_document_marker() -> None:
+    from tests.conftest import EXAMPLES
+
+    text = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    assert text.startswith("---\n# ")
+    intake = read_case([text], ["job.yaml"])
+    assert len(intake.pieces) == 1
+    piece = intake.pieces[0]
+    assert piece.line_offset == 0
+    assert piece.text == text
+
+
+def test_a_config_followed_by_a_sentence_is_not_kept_whole() -> None:
+    from tests.conftest import EXAMPLES
+
+    text = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    intake = read_case([text + "\nthis crashes at step 2, any idea why?\n"])
+    assert [p.kind for p in intake.pieces] == [PieceKind.CONFIG_YAML]
+    assert "any idea" not in intake.pieces[0].text
+    assert "any idea" in intake.prose

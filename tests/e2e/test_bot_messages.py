@@ -178,11 +178,6 @@ async def test_s12_duplicate_delivery_in_one_session_answers_once(fake: FakeDisc
     assert len(fake.bot_posts()) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect (intake, H1): a config sent unfenced (file or bare text) loses its leading '---' and "
-    "header comments in the corrected YAML; fenced text keeps them",
-)
 async def test_s9_attached_config_keeps_its_header_comments(fake: FakeDiscord, bot: Bots) -> None:
     msg = await fake.user_sends(fake.alice, fake.help_channel, "", files=[("config.yaml", CONFIG.encode())])
     reply = await one_reply(fake, msg)
