@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from diagnosis import diagnose
+from diagnosis.decode import decode_input
 from diagnosis.limits import DEFAULT_LIMITS
 from diagnosis.models import Report
 from diagnosis.render import cli_message, render_cli, render_explain, render_rules
@@ -46,10 +47,6 @@ def read_input(path: Path, cap: int) -> bytes:
         head = fh.read(cap // 8)
         fh.seek(size - cap)
         return head + b"\n" + fh.read()
-
-
-def _fixed_path(path: Path) -> Path:
-    return path.with_name(f"{path.stem}.fixed{path.suffix or '.yaml'}")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -125,28 +122,31 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write("\n" + report.diff)
 
     if args.fix:
-        _write_fix(args, report, lang, err)
+        _write_fix(args, texts, report, lang, err)
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 
 
-def _write_fix(args: argparse.Namespace, report: Report, lang: str, err: TextIO) -> None:
+def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str, err: TextIO) -> None:
     corrected = report.corrected_config
     config = report.config
     if corrected is None or config is None:
         err.write(cli_message("cli.nothing_to_fix", lang) + "\n")
         return
-    source_index = config.piece.input_index
-    raw = args.paths[source_index] if source_index < len(args.paths) else "-"
-    whole_file = not config.piece.fenced and config.piece.line_offset == 0 and raw != "-"
-    if not whole_file:
-        # The config was one part of a larger text: write it beside the first path, never over it.
-        target = Path("oomcheck.fixed.yaml" if raw == "-" else _fixed_path(Path(raw)))
+    index = config.piece.input_index
+    raw = args.paths[index] if index < len(args.paths) else "-"
+    # Only a file that is the config and nothing else may be overwritten: a config cut out of a log or
+    # a message, or one whose secrets were replaced, is written beside it instead.
+    original, _ = decode_input(texts[index], DEFAULT_LIMITS.max_input_bytes)
+    whole_file = raw != "-" and original.rstrip("\n") == config.piece.text.rstrip("\n")
+    suffix = ".json" if config.format == "json" else ".yaml"
+    if raw == "-":
+        target = Path("oomcheck.fixed" + suffix)
+    elif whole_file and args.in_place:
+        target = Path(raw)
     else:
-        target = Path(raw) if args.in_place else _fixed_path(Path(raw))
-    if target.exists() and target != Path(raw):
-        err.write(cli_message("cli.fix_exists", lang, path=str(target)) + "\n")
-        return
-    if target == Path(raw) and not args.in_place:
+        path = Path(raw)
+        target = path.with_name(f"{path.stem}.fixed{path.suffix if whole_file else suffix}")
+    if target.exists() and not (whole_file and args.in_place):
         err.write(cli_message("cli.fix_exists", lang, path=str(target)) + "\n")
         return
     target.write_text(corrected, encoding="utf-8", newline="")  # keep the config's own line breaks

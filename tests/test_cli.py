@@ -78,3 +78,38 @@ def test_a_sensible_gpu_vram_is_accepted() -> None:
     )
     assert code in (EXIT_CLEAN, EXIT_FINDINGS)
     assert json.loads(out)["facts"]["vram_gib"] == 16
+
+
+def test_fix_writes_the_whole_corrected_file_beside_the_original(tmp_path: Path) -> None:
+    config = tmp_path / "job.yaml"
+    original = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    config.write_text(original, encoding="utf-8")
+    code, _, err = run("check", str(config), "--fix", "--lang", "en")
+    assert code == EXIT_FINDINGS
+    fixed = tmp_path / "job.fixed.yaml"
+    assert str(fixed) in err
+    before, after = original.splitlines(), fixed.read_text(encoding="utf-8").splitlines()
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    assert changed == [
+        (
+            "        gradient_checkpointing: false # off, to go faster",
+            "        gradient_checkpointing: true # off, to go faster",
+        )
+    ]
+    code, _, err = run("check", str(config), "--fix", "--lang", "en")
+    assert "--in-place" in err  # the second run refuses to overwrite its earlier output
+
+
+def test_fix_in_place_overwrites_only_a_file_that_is_the_config(tmp_path: Path) -> None:
+    config = tmp_path / "job.yaml"
+    config.write_bytes((EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_bytes())
+    run("check", str(config), "--fix", "--in-place")
+    assert "gradient_checkpointing: true # off" in config.read_text(encoding="utf-8")
+
+    message = tmp_path / "message.txt"
+    body = "my config:\n```yaml\n" + (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    message.write_text(body + "```\nwhy does it crash?\n", encoding="utf-8")
+    before = message.read_bytes()
+    run("check", str(message), "--fix", "--in-place")
+    assert message.read_bytes() == before
+    assert "gradient_checkpointing: true" in (tmp_path / "message.fixed.yaml").read_text(encoding="utf-8")
