@@ -49,32 +49,33 @@ def read_input(path: Path, cap: int) -> bytes:
         return head + b"\n" + fh.read()
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="oomcheck",
-        description="Diagnose out-of-memory crashes of AI Toolkit training jobs.",
-    )
+def _build_parser(lang: str) -> argparse.ArgumentParser:
+    def h(key: str) -> str:
+        return cli_message(f"cli.help.{key}", lang)
+
+    langs = ("auto", "ja", "en")
+    parser = argparse.ArgumentParser(prog="oomcheck", description=h("description"))
     sub = parser.add_subparsers(dest="command", required=True)
 
-    check = sub.add_parser("check", help="diagnose a config and/or a log (several paths are one case)")
-    check.add_argument("paths", nargs="+", help="config (.yaml/.json), log (.txt/.log), or - for stdin")
-    check.add_argument("--lang", choices=("auto", "ja", "en"), default="auto")
-    check.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    check.add_argument("--gpu-vram", type=float, metavar="GIB", help="VRAM of the card, in GB")
-    check.add_argument("--diff", action="store_true", help="print the fix as a unified diff")
-    check.add_argument("--fix", action="store_true", help="write the corrected config next to the original")
-    check.add_argument("--in-place", action="store_true", help="with --fix: overwrite the original")
+    check = sub.add_parser("check", help=h("check"))
+    check.add_argument("paths", nargs="+", help=h("paths"))
+    check.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
+    check.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=h("format"))
+    check.add_argument("--gpu-vram", type=float, metavar="GIB", help=h("gpu_vram"))
+    check.add_argument("--diff", action="store_true", help=h("diff"))
+    check.add_argument("--fix", action="store_true", help=h("fix"))
+    check.add_argument("--in-place", action="store_true", help=h("in_place"))
 
-    rules = sub.add_parser("rules", help="list every rule")
-    rules.add_argument("--lang", choices=("auto", "ja", "en"), default="auto")
+    rules = sub.add_parser("rules", help=h("rules"))
+    rules.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
 
-    explain = sub.add_parser("explain", help="explain one rule")
-    explain.add_argument("rule_id")
-    explain.add_argument("--lang", choices=("auto", "ja", "en"), default="auto")
+    explain = sub.add_parser("explain", help=h("explain"))
+    explain.add_argument("rule_id", help=h("rule_id"))
+    explain.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
 
-    bot = sub.add_parser("bot", help="run the Discord bot")
-    bot.add_argument("--check-config", action="store_true", help="validate the settings and exit")
-    bot.add_argument("--health", action="store_true", help="exit 0 when the running bot's heartbeat is fresh")
+    bot = sub.add_parser("bot", help=h("bot"))
+    bot.add_argument("--check-config", action="store_true", help=h("check_config"))
+    bot.add_argument("--health", action="store_true", help=h("health"))
     return parser
 
 
@@ -156,7 +157,7 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    parser = _build_parser()
+    parser = _build_parser(_env_language())
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

@@ -6,6 +6,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from oomcheck.cli import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, main
 from tests.conftest import CORPUS, EXAMPLES
 
@@ -113,3 +115,17 @@ def test_fix_in_place_overwrites_only_a_file_that_is_the_config(tmp_path: Path) 
     run("check", str(message), "--fix", "--in-place")
     assert message.read_bytes() == before
     assert "gradient_checkpointing: true" in (tmp_path / "message.fixed.yaml").read_text(encoding="utf-8")
+
+
+def test_help_comes_from_the_catalogue_in_the_user_language(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for lang, expected in (("ja_JP.UTF-8", "メモリ不足"), ("en_US.UTF-8", "out-of-memory")):
+        monkeypatch.setenv("LANG", lang)
+        monkeypatch.delenv("LC_ALL", raising=False)
+        monkeypatch.delenv("LC_MESSAGES", raising=False)
+        monkeypatch.delenv("OOMCHECK_LANG", raising=False)
+        assert main(["--help"]) == EXIT_CLEAN
+        out = capsys.readouterr().out
+        assert expected in out
+        assert "cli.help" not in out
