@@ -310,15 +310,18 @@ class OomBot(commands.Bot):
             self.store.record_diagnosis(
                 reply_id, request.guild_id, [f.rule_id for f in prepared.report.findings], now
             )
-            if request.source_id is not None:
+            sources = () if request.source_id is None else (request.source_id, *request.also_answers)
+            # Every merged message gets the merged hash: an edit of either compares against the whole.
+            digest = inputs_hash(request.gathered.inputs)
+            for source_id in sources:
                 self.store.record_answer(
                     Answer(
-                        source_id=request.source_id,
+                        source_id=source_id,
                         reply_id=reply_id,
                         channel_id=request.channel_id,
                         guild_id=request.guild_id,
                         author_id=request.author_id,
-                        inputs_hash=inputs_hash(request.gathered.inputs),
+                        inputs_hash=digest,
                         created=now if answered_at is None else answered_at,
                     )
                 )

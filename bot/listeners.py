@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("oomcheck.bot")
 
+# A reply merges at most a config and a log; the bound keeps an edit from fetching more.
+_MAX_MERGED_SOURCES = 4
+
 
 def _is_mention(bot: OomBot, message: discord.Message) -> bool:
     return mentions_bot(message.raw_mentions, bot.user.id if bot.user else None)
@@ -207,7 +210,11 @@ async def _fold(
     if not complements(open_case.kinds, kinds_of_report(report)):
         return False
     old_inputs = tuple(SourcedText(source, text) for source, text in open_case.case.inputs)
-    merged = replace(request, gathered=merge(Gathered(old_inputs), request.gathered))
+    merged = replace(
+        request,
+        gathered=merge(Gathered(old_inputs), request.gathered),
+        also_answers=(previous.source_id,),
+    )
     prepared = await bot.prepare(merged)
     reply = bot.get_partial_messageable(message.channel.id).get_partial_message(previous.reply_id)
     await reply.edit(**prepared.outgoing.edit_kwargs(), view=prepared.view)
@@ -262,8 +269,11 @@ async def on_raw_message_edit(bot: OomBot, payload: discord.RawMessageUpdateEven
 async def _redo(
     bot: OomBot, message: discord.Message, reply_id: int, answered_at: float, old_hash: str
 ) -> None:
-    gathered = await _gather(bot, message, mention=_is_mention(bot, message))
-    if not gathered.inputs or inputs_hash(gathered.inputs) == old_hash:
+    own = await _gather(bot, message, mention=_is_mention(bot, message))
+    if not own.inputs:
+        return
+    gathered, others = await _with_merged_sources(bot, message, reply_id, own)
+    if inputs_hash(gathered.inputs) == old_hash:
         return
     case = await bot.db(bot.store.case, reply_id)
     explicit = case.language if case is not None and case.explicit_language else None
@@ -273,6 +283,7 @@ async def _redo(
         channel_id=message.channel.id,
         author_id=message.author.id,
         source_id=message.id,
+        also_answers=others,
         explicit_language=explicit,
         gpu_vram_gib=case.gpu_vram_gib if case is not None else None,
     )
@@ -283,3 +294,31 @@ async def _redo(
         .edit(**prepared.outgoing.edit_kwargs(), view=prepared.view)
     )
     await bot.remember(prepared, reply_id, answered_at=answered_at)
+
+
+async def _with_merged_sources(
+    bot: OomBot, message: discord.Message, reply_id: int, own: Gathered
+) -> tuple[Gathered, tuple[int, ...]]:
+    """The edited message's inputs together with the other messages its reply was merged from
+    (read again, as they are now), oldest first; a deleted one simply drops out."""
+    sources = await bot.db(bot.store.sources_of_reply, reply_id)
+    channel = bot.get_partial_messageable(message.channel.id)
+    parts: list[Gathered] = []
+    others: list[int] = []
+    for source_id in sources[:_MAX_MERGED_SOURCES]:
+        if source_id == message.id:
+            parts.append(own)
+            continue
+        try:
+            other = await channel.fetch_message(source_id)
+        except discord.HTTPException:
+            continue
+        others.append(source_id)
+        parts.append(
+            await gather_message(
+                other, cap=bot.settings.input_cap_bytes, bot_user_id=bot.user.id if bot.user else None
+            )
+        )
+    if message.id not in sources[:_MAX_MERGED_SOURCES]:
+        parts.append(own)
+    return merge(*parts), tuple(others)

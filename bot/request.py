@@ -20,6 +20,7 @@ class Request:
     channel_id: int
     author_id: int
     source_id: int | None  # the message answered (None for a command's own text or file)
+    also_answers: tuple[int, ...] = ()  # earlier messages merged into this case (same reply)
     explicit_language: str | None = None
     user_locale: str | None = None
     gpu_vram_gib: float | None = None

@@ -199,6 +199,14 @@ class Store:
             ).fetchone()
         return Answer(*row) if row else None
 
+    def sources_of_reply(self, reply_id: int) -> list[int]:
+        """Every message this reply answers, oldest first (two when a config and its log were merged)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT source_id FROM answered WHERE reply_id = ? ORDER BY source_id", (reply_id,)
+            ).fetchall()
+        return [int(row[0]) for row in rows]
+
     def record_answer(self, answer: Answer) -> None:
         with self._lock:
             self._db.execute(

@@ -463,3 +463,61 @@ async def test_on_cooldown_only_a_message_that_may_complete_the_open_case_is_dia
         assert again.outbox == [] and len(engine.diagnosed) == 1
     finally:
         await bot.close()
+
+
+class FetchingTarget(PartialTarget):
+    """A channel that also hands back its messages by id (as `fetch_message` would)."""
+
+    def __init__(self, *messages: Message) -> None:
+        super().__init__()
+        self.messages = {m.id: m for m in messages}
+        self.fetched: list[int] = []
+
+    async def fetch_message(self, message_id: int) -> Message:
+        self.fetched.append(message_id)
+        if message_id not in self.messages:
+            raise discord.NotFound(SimpleNamespace(status=404, reason="Not Found"), "gone")
+        return self.messages[message_id]
+
+
+def _edit_payload(message: Message) -> Any:
+    return SimpleNamespace(message_id=message.id, data={"content": message.content}, message=message)
+
+
+async def test_editing_either_half_of_a_folded_case_rebuilds_from_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = FakeEngine()
+    bot = await make_bot(tmp_path, engine, user_cooldown_seconds=60)
+    try:
+        config = Message(CONFIG, User(7), Channel(HELP))
+        log = Message(LOG, User(7), Channel(HELP))
+        target = FetchingTarget(config, log)
+        monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
+        await listeners.on_message(bot, config)  # type: ignore[arg-type]
+        await listeners.on_message(bot, log)  # type: ignore[arg-type]
+        assert len(target.edits) == 1  # folded
+
+        await listeners.on_raw_message_edit(bot, _edit_payload(log))  # nothing changed
+        assert len(target.edits) == 1
+
+        log.content = LOG + "Tried to allocate 4.00 GiB\n"
+        await listeners.on_raw_message_edit(bot, _edit_payload(log))
+        assert len(target.edits) == 2
+        assert target.edits[1]["content"] == "[en] step 1: gc_off,batch_too_large"
+        assert engine.diagnosed[-1] == [CONFIG, log.content]
+
+        config.content = CONFIG + "# fixed\n"
+        await listeners.on_raw_message_edit(bot, _edit_payload(config))
+        assert len(target.edits) == 3
+        assert engine.diagnosed[-1] == [config.content, log.content]
+        case = await bot.db(bot.store.case, config.outbox[0].id)
+        assert case is not None and [text for _, text in case.inputs] == [config.content, log.content]
+
+        del target.messages[config.id]  # the config was deleted: the log alone remains
+        log.content = LOG
+        await listeners.on_raw_message_edit(bot, _edit_payload(log))
+        assert engine.diagnosed[-1] == [LOG]
+        assert target.edits[-1]["content"] == "[en] step 1: batch_too_large"
+    finally:
+        await bot.close()
