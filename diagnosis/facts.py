@@ -576,6 +576,12 @@ def _read_prose(hints: ProseHints, text: str, facts: Facts, *, situational: bool
     if hints.te_not_released:
         facts.says_te_not_released = True
         facts.evidence["user_te"] = user_evidence(hints.te_not_released)
+    if hints.te_cached:
+        facts.says_te_cached = True
+        facts.evidence["user_te_cached"] = user_evidence(hints.te_cached)
+    if hints.device_index is not None:
+        facts.prose_device_index = hints.device_index
+        facts.evidence["user_device"] = user_evidence(hints.device_quote or "")
     if hints.says_oom:
         facts.says_oom = True
         facts.evidence["user_oom"] = user_evidence(hints.says_oom)

@@ -31,6 +31,8 @@ class _Patterns:
     same_settings: tuple[re.Pattern[str], ...]
     other_programs: tuple[re.Pattern[str], ...]
     te_not_released: tuple[re.Pattern[str], ...]
+    te_cached: tuple[re.Pattern[str], ...]
+    device: re.Pattern[str]
     phase: tuple[tuple[Phase, tuple[re.Pattern[str], ...]], ...]
     says_oom: tuple[re.Pattern[str], ...]
     host_killed: tuple[re.Pattern[str], ...]
@@ -60,6 +62,8 @@ def _patterns() -> _Patterns:
         same_settings=_compile(raw["same_settings"]),
         other_programs=_compile(raw["other_programs"]),
         te_not_released=_compile(raw["te_not_released"]),
+        te_cached=_compile(raw["te_cached"]),
+        device=re.compile(str(raw["device"]), re.IGNORECASE),
         phase=tuple((Phase(k), _compile(v)) for k, v in raw["phase"].items()),
         says_oom=_compile(raw["says_oom"]),
         host_killed=_compile(raw["host_killed"]),
@@ -73,6 +77,9 @@ class ProseHints:
     regression: str | None = None  # the line that says so, as a quote
     other_programs: str | None = None
     te_not_released: str | None = None
+    te_cached: str | None = None
+    device_index: int | None = None
+    device_quote: str | None = None
     phase: Phase | None = None
     phase_quote: str | None = None
     says_oom: str | None = None
@@ -106,6 +113,7 @@ def read_prose(text: str) -> ProseHints:
         regression=_first(lines, pats.regression),
         other_programs=_first(lines, pats.other_programs),
         te_not_released=_first(lines, pats.te_not_released),
+        te_cached=_first(lines, pats.te_cached),
         says_oom=_first(lines, pats.says_oom),
         host_killed=_first(lines, pats.host_killed),
     )
@@ -126,6 +134,9 @@ def read_prose(text: str) -> ProseHints:
                 break
         if hints.vram_gib is not None:
             break
+    for line in lines:
+        for match in pats.device.finditer(line):
+            hints.device_index, hints.device_quote = int(match.group(1)), _quote(line)
     for line in lines:
         match = pats.buckets.search(line)
         if match:

@@ -114,9 +114,18 @@ class Wording:
     def can(self, key: str, params: dict[str, Any] | None = None) -> bool:
         return can_fill(key, self.lang, dict(params or {}))
 
+    def _rule_key(self, rule_id: str, field: str, params: dict[str, Any]) -> str:
+        """`rules.<id>.when_<flag>.<field>` when a true flag param has its own wording, else the plain one."""
+        for name, value in params.items():
+            if value is True:
+                key = f"rules.{rule_id}.when_{name}.{field}"
+                if lookup(key, self.lang) is not None:
+                    return key
+        return f"rules.{rule_id}.{field}"
+
     def rt(self, rule_id: str, field: str, params: dict[str, Any] | None = None) -> Trusted | None:
-        key = f"rules.{rule_id}.{field}"
         params = dict(params or {})
+        key = self._rule_key(rule_id, field, params)
         return self.t(key, **params) if self.can(key, params) else None
 
     def first(self, rule_id: str, fields: tuple[str, ...], params: dict[str, Any] | None = None) -> Trusted:
@@ -136,7 +145,7 @@ class Wording:
         return self.first(rule_id, ("cause", "cause_plain"), params) or None
 
     def rt_list(self, rule_id: str, field: str, params: dict[str, Any] | None = None) -> list[Trusted]:
-        entry = lookup(f"rules.{rule_id}.{field}", self.lang)
+        entry = lookup(self._rule_key(rule_id, field, dict(params or {})), self.lang)
         if entry is None:
             return []
         items = entry if isinstance(entry, list) else [entry]

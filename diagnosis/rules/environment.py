@@ -30,6 +30,13 @@ def check_other_process(f: Facts) -> Finding | None:
         total = event.total_bytes or 0
         others = _foreign(f)
         held = sum(p.bytes for p in others)
+        # The config (or the user) names another card than the one that ran out: the device setting did
+        # not take, whatever else is on the card that failed.
+        device = f.device_index
+        if "device" not in f.paths and f.prose_device_index is not None:
+            device = f.prose_device_index
+        if device is not None and event.device_index is not None and device != event.device_index:
+            return _finding(f, held, others, "device_mismatch", ev(f, "device", "user_device"))
         if others and held >= max(t.others_min_gib * GIB, t.others_min_fraction * total):
             return _finding(f, held, others, "other_pids")
         spill = event.allocated_bytes is not None and total and event.allocated_bytes > total
@@ -43,16 +50,11 @@ def check_other_process(f: Facts) -> Finding | None:
             unaccounted = total - event.free_bytes - event.process_bytes
             if unaccounted >= max(t.unaccounted_min_gib * GIB, t.unaccounted_min_fraction * total):
                 return _finding(f, unaccounted, [], "unaccounted")
-        if (
-            f.device_index is not None
-            and event.device_index is not None
-            and f.device_index != event.device_index
-        ):
-            return _finding(f, 0, [], "device_mismatch", ev(f, "device"))
     if f.says_other_programs and (f.has_oom or f.fatal is not None):
         return SPEC.finding(
             evidence=ev(f, "user_other_programs", "oom"),
-            params={"others_gib": 0.0, "pids": "", "reason": "user_says"},
+            # Nothing measured: no size and no PIDs to quote.
+            params={"reason": "user_says"},
             severity=Severity.WARNING,
         )
     return None
@@ -63,13 +65,19 @@ def _finding(
 ) -> Finding:
     return SPEC.finding(
         evidence=[*ev(f, "oom"), *(extra or []), *ev(f, "user_other_programs")],
-        params={
-            "others_gib": fmt_gib(held / GIB),
-            "pids": ", ".join(str(p.pid) for p in procs if p.pid is not None),
-            "reason": reason,
-        },
+        params=_params(held, procs, reason),
         severity=Severity.ERROR,
     )
+
+
+def _params(held: int, procs: list[OtherProcess], reason: str) -> dict[str, object]:
+    params: dict[str, object] = {"reason": reason}
+    if held > 0:
+        params["others_gib"] = fmt_gib(held / GIB)
+    pids = ", ".join(str(p.pid) for p in procs if p.pid is not None)
+    if pids:
+        params["pids"] = pids
+    return params
 
 
 def check_fragmentation(f: Facts) -> Finding | None:

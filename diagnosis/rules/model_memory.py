@@ -46,27 +46,33 @@ def check_low_vram(f: Facts) -> Finding | None:
     )
 
 
-def _te_edits(f: Facts) -> tuple[list[ConfigEdit], bool]:
+def _te_edits(f: Facts) -> list[ConfigEdit]:
     """Cache the embeddings; caching needs caption dropout 0, so dropout goes to 0 where it is set."""
     edits = [ConfigEdit(path(f, "cache_text_embeddings", ("train", "cache_text_embeddings")), True)]
-    changes_results = False
     for ds in f.datasets:
         if ds.caption_dropout > 0:
             edits.append(ConfigEdit(("datasets", ds.index, "caption_dropout_rate"), 0.0))
-            changes_results = True
-    return edits, changes_results
+    return edits
+
+
+def _te_params(f: Facts, cached: bool) -> dict[str, object]:
+    te = family(f).text_encoder
+    params: dict[str, object] = {"can_unload": family(f).unload_te, "cached": cached}
+    if te is not None:
+        params["te_name"] = te.name
+    return params
 
 
 def check_text_encoder(f: Facts) -> Finding | None:
     fam = family(f)
     te = fam.text_encoder
-    can_unload = fam.unload_te
     if f.says_te_not_released:
-        # The user sees the encoder stay in VRAM: advice, whatever the config claims.
+        # The user sees the encoder stay in VRAM. With caching already on that is the trainer's doing
+        # (update AI Toolkit, quantize the encoder), not a setting to turn on.
+        cached = f.cache_text_embeddings or f.says_te_cached
         return TEXT_ENCODER.finding(
-            evidence=ev(f, "user_te", "cache_text_embeddings", "unload_text_encoder"),
-            params={"te_name": te.name if te else None, "can_unload": can_unload},
-            applicability=Applicability.ADVICE,
+            evidence=ev(f, "user_te", "user_te_cached", "cache_text_embeddings", "unload_text_encoder"),
+            params=_te_params(f, cached),
         )
     if not checks_config(f) or te is None:
         return None
@@ -76,12 +82,12 @@ def check_text_encoder(f: Facts) -> Finding | None:
     unquantized_big = not f.quantize_te and te.gib >= _TE_BIG_GIB and vram(f) <= _TE_BIG_VRAM
     if not (needed or unquantized_big):
         return None
-    edits, changes = _te_edits(f)
+    # The proposed fix is caching (memory only); unloading, which ignores the captions, is only
+    # mentioned as another way.
     return TEXT_ENCODER.finding(
         evidence=ev(f, "cache_text_embeddings", "unload_text_encoder", "quantize_te", "arch"),
-        params={"te_name": te.name, "can_unload": can_unload},
-        edits=edits,
-        applicability=Applicability.CHANGES_RESULTS if changes else Applicability.MEMORY_ONLY,
+        params=_te_params(f, False),
+        edits=_te_edits(f),
     )
 
 
@@ -116,6 +122,7 @@ TEXT_ENCODER = RuleSpec(
         "vram_gib",
         "caption_dropout_max",
         "says_te_not_released",
+        "says_te_cached",
     ),
     rank=44,
     check=check_text_encoder,

@@ -46,6 +46,33 @@ def _size_edits(f: Facts, side: int) -> tuple[list[ConfigEdit], int | None, int 
     return edits, new_w, new_h
 
 
+def _params(
+    f: Facts,
+    has_preview: bool,
+    new_w: int | None,
+    new_h: int | None,
+    new_steps: int | None,
+    new_frames: int | None,
+) -> dict[str, int]:
+    """What is known of the preview; a value the input does not give is left out, not sent as None/0."""
+    if not has_preview:
+        return {}
+    known = {
+        "width": f.sample_width,
+        "height": f.sample_height,
+        "steps": f.sample_steps,
+        "prompts": f.sample_prompts or None,
+        "every": f.sample_every,
+        "frames": f.sample_frames,
+        # A value the fix leaves alone is reported as it is, so texts can always show "new" values.
+        "new_width": new_w if new_w is not None else f.sample_width,
+        "new_height": new_h if new_h is not None else f.sample_height,
+        "new_steps": new_steps if new_steps is not None else f.sample_steps,
+        "new_frames": new_frames if new_frames is not None else f.sample_frames,
+    }
+    return {k: v for k, v in known.items() if v is not None}
+
+
 def check(f: Facts) -> Finding | None:
     t = limits()
     ok_side = t.preview_ok_for(vram(f))
@@ -89,19 +116,7 @@ def check(f: Facts) -> Finding | None:
         evidence=ev(f, "phase", "sample_width", "sample_height", "sample_steps", "sample_frames")
         if sampling_trouble
         else ev(f, "sample_width", "sample_height", "sample_steps", "sample_frames", "sample_every"),
-        params={
-            "width": f.sample_width,
-            "height": f.sample_height,
-            "steps": f.sample_steps,
-            "prompts": f.sample_prompts,
-            "every": f.sample_every,
-            "frames": f.sample_frames,
-            # A value the fix leaves alone is reported as it is, so texts can always show "new" values.
-            "new_width": new_w if new_w is not None else f.sample_width,
-            "new_height": new_h if new_h is not None else f.sample_height,
-            "new_steps": new_steps if new_steps is not None else f.sample_steps,
-            "new_frames": new_frames if new_frames is not None else f.sample_frames,
-        },
+        params=_params(f, has_preview, new_w, new_h, new_steps, new_frames),
         edits=edits,
         severity=severity,
     )

@@ -1,0 +1,62 @@
+"""Reported engine problems, each on the corpus case that showed it."""
+
+from __future__ import annotations
+
+from diagnosis import diagnose
+from diagnosis.models import Finding, Report
+from diagnosis.render import render_cli
+from tests.conftest import CORPUS
+
+
+def _report(name: str) -> Report:
+    case = next(CORPUS.glob(f"*/{name}*"))
+    return diagnose([(case / "input.txt").read_text(encoding="utf-8")])
+
+
+def _finding(report: Report, rule_id: str) -> Finding:
+    return next(f for f in report.findings if f.rule_id == rule_id)
+
+
+def test_preview_without_a_config_sends_no_unknown_values() -> None:
+    for name in ("007", "010", "022", "035"):
+        params = _finding(_report(name), "preview_heavy").params
+        assert all(value is not None for value in params.values()), (name, params)
+        assert params.get("prompts") != 0, (name, params)
+        assert "width" not in params and "steps" not in params and "every" not in params, (name, params)
+
+
+def test_preview_with_a_config_keeps_its_values() -> None:
+    params = _finding(_report("103"), "preview_heavy").params
+    assert params["width"] == 1536 and params["steps"] == 40 and params["prompts"] == 4
+
+
+def test_text_encoder_already_cached_is_not_told_to_cache() -> None:
+    report = _report("026")
+    finding = _finding(report, "text_encoder_not_unloaded_or_cached")
+    assert finding.params["cached"] is True
+    assert finding.applicability.value == "memory_only"
+    assert not finding.edits
+    for lang in ("en", "ja"):
+        text = render_cli(report, lang=lang)
+        assert "cache_text_embeddings: true" not in text, lang
+        assert "AI Toolkit" in text and "quantize_te" in text, lang
+
+
+def test_text_encoder_caching_fix_is_memory_only_and_names_the_encoder() -> None:
+    finding = _finding(_report("106"), "text_encoder_not_unloaded_or_cached")
+    assert finding.applicability.value == "memory_only"
+    assert finding.params["te_name"] == "T5-XXL"
+    assert finding.params["cached"] is False
+    assert any(e.path[-1] == "cache_text_embeddings" for e in finding.edits)
+
+
+def test_other_programs_the_user_mentions_have_no_measured_size() -> None:
+    params = _finding(_report("020"), "other_process_on_gpu").params
+    assert params["reason"] == "user_says"
+    assert "others_gib" not in params and "pids" not in params
+
+
+def test_a_device_the_user_set_that_is_not_the_failing_gpu_is_a_device_mismatch() -> None:
+    finding = _finding(_report("002"), "other_process_on_gpu")
+    assert finding.params["reason"] == "device_mismatch"
+    assert any("cuda:3" in e.text for e in finding.evidence)
