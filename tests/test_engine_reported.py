@@ -60,3 +60,7 @@ def test_a_device_the_user_set_that_is_not_the_failing_gpu_is_a_device_mismatch(
     finding = _finding(_report("002"), "other_process_on_gpu")
     assert finding.params["reason"] == "device_mismatch"
     assert any("cuda:3" in e.text for e in finding.evidence)
+
+
+def test_fragmentation_is_not_raised_when_the_reserved_memory_was_smaller_than_the_request() -> None:
+    assert "fragmentation" not in {f.rule_id for f in _report("007").findings}

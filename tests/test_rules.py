@@ -339,8 +339,16 @@ def test_other_process_device_mismatch() -> None:
 
 
 def test_fragmentation_needs_large_reserved_next_to_the_request() -> None:
-    big = gpu_event(reserved_unallocated_bytes=3 * GIB, tried_bytes=5 * GIB)
-    assert check("fragmentation", in_step(Facts(), big)).params == {"reserved_gib": 3.0, "tried_gib": 5.0}
+    big = gpu_event(reserved_unallocated_bytes=6 * GIB, tried_bytes=5 * GIB)
+    found = check("fragmentation", in_step(Facts(), big))
+    assert found.params == {"reserved_gib": 6.0, "tried_gib": 5.0}
+    assert found.applicability.value == "advice"
+
+
+def test_fragmentation_needs_reserved_memory_that_would_have_covered_the_request() -> None:
+    # Case 007: 2.92 GiB reserved-but-unallocated could never have served a 5.06 GiB request.
+    short = gpu_event(reserved_unallocated_bytes=int(2.92 * GIB), tried_bytes=int(5.06 * GIB))
+    assert check("fragmentation", in_step(Facts(), short)) is None
 
 
 def test_fragmentation_boilerplate_is_not_evidence() -> None:
