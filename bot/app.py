@@ -25,7 +25,7 @@ from bot import buttons, listeners
 from bot import commands as bot_commands
 from bot.engine import DiagnosisEngine, EnginePort, kinds_of_report
 from bot.heartbeat import write_heartbeat
-from bot.inputs import IgnoredFile, inputs_hash
+from bot.inputs import MAX_TEXT_ATTACHMENTS, IgnoredFile, inputs_hash
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
 from bot.send import NO_MENTIONS, from_reply
@@ -238,12 +238,23 @@ class OomBot(commands.Bot):
 
     def ignored_notes(self, ignored: Sequence[IgnoredFile], lang: str) -> list[str]:
         limit_mib = f"{self.settings.input_cap_bytes / (1024 * 1024):g}"
-        return [
-            self.t("attachment_ignored_size", lang, name=f.name, limit_mib=limit_mib)
-            if f.reason == "size"
-            else self.t("attachment_ignored_type", lang, name=f.name)
-            for f in ignored
-        ]
+        notes = []
+        for f in ignored:
+            if f.reason == "size":
+                notes.append(self.t("attachment_ignored_size", lang, name=f.name, limit_mib=limit_mib))
+            elif f.reason == "many":
+                notes.append(
+                    self.t(
+                        "attachment_ignored_many",
+                        lang,
+                        name=f.name,
+                        count=MAX_TEXT_ATTACHMENTS,
+                        limit_mib=limit_mib,
+                    )
+                )
+            else:
+                notes.append(self.t("attachment_ignored_type", lang, name=f.name))
+        return notes
 
     async def diagnose(self, request: Request) -> Report:
         inputs = request.gathered.inputs

@@ -12,6 +12,9 @@ import discord
 from bot.engine import InputKinds
 
 TEXT_EXTENSIONS = (".yaml", ".yml", ".json", ".txt", ".log")
+# Text files read from one message (a config and a log, with room to spare); together they stay
+# within the input cap too.
+MAX_TEXT_ATTACHMENTS = 4
 
 # Message links as the client copies them; `discordapp.com` still appears in old posts.
 _LINK = re.compile(
@@ -29,7 +32,7 @@ class SourcedText:
 @dataclass(frozen=True)
 class IgnoredFile:
     name: str
-    reason: str  # "type" (not a text file) or "size" (over the input cap)
+    reason: str  # "type" (not a text file), "size" (over the input cap), "many" (over the per-message bound)
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,19 @@ async def gather_message(message: discord.Message, *, cap: int, bot_user_id: int
     if content.strip():
         inputs.append(SourcedText("message", content))
     parts = [Gathered(tuple(inputs))]
-    parts.extend([await read_attachment(attachment, cap=cap) for attachment in message.attachments])
+    budget, taken = cap, 0
+    for attachment in message.attachments:
+        readable = is_text_attachment(attachment.filename, attachment.content_type)
+        over = taken >= MAX_TEXT_ATTACHMENTS or attachment.size > budget
+        if readable and attachment.size <= cap and over:
+            # Ten files of almost the cap each would be ten times the input cap for one message.
+            parts.append(Gathered((), (IgnoredFile(attachment.filename, "many"),)))
+            continue
+        part = await read_attachment(attachment, cap=cap)
+        parts.append(part)
+        if part.inputs:
+            taken += 1
+            budget -= attachment.size
     return merge(*parts)
 
 

@@ -156,3 +156,24 @@ def test_merge_keeps_order() -> None:
     merged = merge(a, b)
     assert [i.source for i in merged.inputs] == ["a", "b"]
     assert merged.ignored == a.ignored
+
+
+async def test_one_message_is_read_up_to_a_few_files_and_the_cap_in_total() -> None:
+    from bot.inputs import MAX_TEXT_ATTACHMENTS
+
+    small = [FakeAttachment(f"part{n}.log", b"CUDA out of memory\n") for n in range(10)]
+    gathered = await gather_message(FakeMessage("", small), cap=4096, bot_user_id=None)  # type: ignore[arg-type]
+    assert [i.source for i in gathered.inputs] == [f"part{n}.log" for n in range(MAX_TEXT_ATTACHMENTS)]
+    assert [(f.name, f.reason) for f in gathered.ignored] == [
+        (f"part{n}.log", "many") for n in range(MAX_TEXT_ATTACHMENTS, 10)
+    ]
+    assert sum(a.reads for a in small) == MAX_TEXT_ATTACHMENTS
+
+    # Each file is under the cap, but together they are not: the one that would overflow is skipped.
+    halves = [FakeAttachment(f"half{n}.txt", b"y" * 3000) for n in range(2)] + [
+        FakeAttachment("tail.yaml", b"train: {}\n")
+    ]
+    gathered = await gather_message(FakeMessage("", halves), cap=4096, bot_user_id=None)  # type: ignore[arg-type]
+    assert [i.source for i in gathered.inputs] == ["half0.txt", "tail.yaml"]
+    assert [(f.name, f.reason) for f in gathered.ignored] == [("half1.txt", "many")]
+    assert halves[1].reads == 0
