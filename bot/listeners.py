@@ -38,8 +38,15 @@ def _is_mention(bot: OomBot, message: discord.Message) -> bool:
     return mentions_bot(message.raw_mentions, bot.user.id if bot.user else None)
 
 
+def _from_a_member(message: discord.Message) -> bool:
+    """Bots, webhooks (relays, bridges, other bots' posts) and Discord's own system messages are
+    never answered: two bots answering each other would loop, and nobody is there to read it."""
+    author = message.author
+    return not (author.bot or getattr(author, "system", False) or message.webhook_id is not None)
+
+
 async def on_message(bot: OomBot, message: discord.Message) -> None:
-    if message.author.bot or message.guild is None or bot.user is None:
+    if not _from_a_member(message) or message.guild is None or bot.user is None:
         return
     if message.type not in (discord.MessageType.default, discord.MessageType.reply):
         return
@@ -68,7 +75,7 @@ async def on_thread_create(bot: OomBot, thread: discord.Thread) -> None:
             starter = await thread.fetch_message(thread.id)
         except discord.NotFound:
             return  # MESSAGE_CREATE brings it
-    if not starter.author.bot:
+    if _from_a_member(starter):
         await answer(bot, starter)
 
 

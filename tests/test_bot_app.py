@@ -34,6 +34,7 @@ _ids = itertools.count(1000)
 class User:
     id: int
     bot: bool = False
+    system: bool = False
 
 
 @dataclass
@@ -59,6 +60,7 @@ class Message:
     attachments: list[Any] = field(default_factory=list)
     reference: Any = None
     type: discord.MessageType = discord.MessageType.default
+    webhook_id: int | None = None
     outbox: list[Sent] = field(default_factory=list)
 
     @property
@@ -521,3 +523,16 @@ async def test_editing_either_half_of_a_folded_case_rebuilds_from_both(
         assert target.edits[-1]["content"] == "[en] step 1: batch_too_large"
     finally:
         await bot.close()
+
+
+async def test_bots_webhooks_and_system_messages_are_never_answered(bot: OomBot) -> None:
+    engine = bot.engine
+    assert isinstance(engine, FakeEngine)
+    other_bot = Message(CONFIG, User(90, bot=True), Channel(HELP))
+    relayed = Message(LOG, User(91), Channel(HELP), webhook_id=555)  # a bridge posting as a "user"
+    system = Message(LOG, User(92, system=True), Channel(HELP))
+    mention_by_webhook = Message(f"<@{BOT_ID}> {LOG}", User(93), Channel(GENERAL), webhook_id=556)
+    for message in (other_bot, relayed, system, mention_by_webhook):
+        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        assert message.outbox == []
+    assert engine.diagnosed == []
