@@ -14,7 +14,7 @@ from diagnosis.limits import Limits
 from diagnosis.logreader import errors, oom
 from diagnosis.logreader.echo import echoed_config
 from diagnosis.logreader.env import Environment
-from diagnosis.logreader.lines import is_plain, physical_lines, segments_of
+from diagnosis.logreader.lines import ERROR_RUNNING_JOB, is_plain, physical_lines, segments_of
 from diagnosis.logreader.phase import Frame, Mark, marker_of, parse_frame, phase_of_frames
 from diagnosis.logreader.progress import Bar, BarKind, bar_counts, bar_description, classify_bar
 from diagnosis.models import LogFacts, LogLine, NonOomError, OomEvent, OomKind, Phase, Piece
@@ -335,13 +335,56 @@ class _Reader:
                 self.seq, headline[:_QUOTE_CHARS], _quote(line, text), [headline]
             )
 
+    def redraw_prefix(self) -> tuple[str, _Marker | None] | None:
+        """(prefix, marker) when the next line starting with `prefix` can only be a redraw of the last bar.
+
+        Such a line changes nothing but the position and text of the bar's marker (None: the bar
+        marks nothing), so a long run of redraws need not go through `feed`.
+        """
+        bar = self.last_bar
+        if (
+            bar is None
+            or not bar.description
+            or bar.description[0] in _TIMESTAMP_FIRST  # a timestamp match could eat into it
+            or self.open_tb is not None
+            or self.pending is not None
+            or self.pending_error is not None
+        ):
+            return None
+        if bar.kind is BarKind.TRAINING and (not self.training_seen or self.job_name is None):
+            return None
+        mark = _BAR_MARKS.get(bar.kind)
+        if mark is None:
+            return bar.description + ":", None
+        last = self.markers[-1] if self.markers else None
+        if not self.run_open or last is None or last.mark is not mark or self.quiet_since_event:
+            return None
+        return bar.description + ":", last
+
     def run(self, text: str) -> None:
         limit = self.limits.max_line_chars
+        redraw: tuple[str, _Marker | None] | None = None
         for number, raw in enumerate(physical_lines(text), start=1):
+            if (
+                redraw is not None
+                and raw.startswith(redraw[0])
+                and "%|" in raw
+                and len(raw) <= limit
+                and "\r" not in raw
+                and "\x1b" not in raw
+                and ERROR_RUNNING_JOB not in raw
+            ):
+                marker = redraw[1]
+                if marker is not None:
+                    marker.seq, marker.line, marker.text = self.seq, number, raw
+                self.seq += 1
+                continue
             if is_plain(raw, limit):
                 self.feed(number, raw)
                 self.seq += 1
+                redraw = self.redraw_prefix() if self.last_bar is not None and "%|" in raw else None
                 continue
+            redraw = None
             for segment in segments_of(number, raw, limit):
                 self.cut_lines = self.cut_lines or segment.cut
                 self.feed(segment.line, segment.text)
