@@ -64,3 +64,13 @@ def test_a_device_the_user_set_that_is_not_the_failing_gpu_is_a_device_mismatch(
 
 def test_fragmentation_is_not_raised_when_the_reserved_memory_was_smaller_than_the_request() -> None:
     assert "fragmentation" not in {f.rule_id for f in _report("007").findings}
+
+
+def test_a_bucket_step_that_names_the_buckets_to_keep_makes_that_edit() -> None:
+    for name, step in (("101", 3), ("112", 2)):
+        report = _report(name)
+        finding = _finding(report, "bucket_too_large")
+        kept = [int(b) for b in finding.params["new_buckets"].split(", ")]
+        assert [e.value for e in finding.edits] == [kept], name
+        ladder_step = report.ladder[step - 1]
+        assert ladder_step.rule_ids == ["bucket_too_large"] and ladder_step.verified, name

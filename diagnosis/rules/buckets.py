@@ -1,4 +1,4 @@
-"""`bucket_too_large`: the largest resolution bucket sets the peak; drop it, keep 512/768."""
+"""`bucket_too_large`: the largest resolution bucket sets the peak; drop it, keep the smaller ones."""
 
 from __future__ import annotations
 
@@ -58,9 +58,9 @@ def check(f: Facts) -> Finding | None:
     return SPEC.finding(
         evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
         params={"max_bucket": largest, "limit": limit, "new_buckets": ", ".join(str(b) for b in keep)},
-        # After a step OOM with buckets the card usually holds, dropping the largest is advice: the log
-        # alone cannot say that the bucket was the cause, and an edit would be asked for again.
-        edits=_edits(f, over, limit, largest) if from_config and over else [],
+        # The edit is the one the words name: above the card's limit keep the buckets up to it; after a
+        # step OOM with buckets the card usually holds, drop the largest and keep the others.
+        edits=_edits(f, over, limit, largest) if from_config else [],
         severity=severity,
     )
 
