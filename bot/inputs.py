@@ -63,9 +63,12 @@ def is_text_attachment(filename: str, content_type: str | None) -> bool:
     return bool(content_type) and str(content_type).lower().startswith("text/")
 
 
-def strip_mentions(content: str, user_id: int) -> str:
+def strip_mentions(content: str, user_id: int, role_id: int | None = None) -> str:
     """Drop mentions of the bot (and one space after each); the rest keeps its layout (YAML indents)."""
-    for token in (f"<@{user_id}>", f"<@!{user_id}>"):
+    tokens = [f"<@{user_id}>", f"<@!{user_id}>"]
+    if role_id is not None:
+        tokens.append(f"<@&{role_id}>")
+    for token in tokens:
         content = content.replace(token + " ", "").replace(token, "")
     return content
 
@@ -95,12 +98,14 @@ def decode_text(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-async def gather_message(message: discord.Message, *, cap: int, bot_user_id: int | None) -> Gathered:
-    """The message's own text (mentions of the bot removed) and its readable attachments."""
+async def gather_message(
+    message: discord.Message, *, cap: int, bot_user_id: int | None, bot_role_id: int | None = None
+) -> Gathered:
+    """The message's own text (mentions of the bot and of its role removed) and its readable attachments."""
     inputs: list[SourcedText] = []
     content = message.content or ""
     if bot_user_id is not None:
-        content = strip_mentions(content, bot_user_id)
+        content = strip_mentions(content, bot_user_id, bot_role_id)
     if content.strip():
         inputs.append(SourcedText("message", content))
     parts = [Gathered(tuple(inputs))]

@@ -34,8 +34,18 @@ log = logging.getLogger("oomcheck.bot")
 _MAX_MERGED_SOURCES = 4
 
 
+def _bot_role_id(message: discord.Message) -> int | None:
+    role = message.guild.self_role if message.guild is not None else None
+    return role.id if role is not None else None
+
+
 def _is_mention(bot: OomBot, message: discord.Message) -> bool:
-    return mentions_bot(message.raw_mentions, bot.user.id if bot.user else None)
+    return mentions_bot(
+        message.raw_mentions,
+        bot.user.id if bot.user else None,
+        message.raw_role_mentions,
+        _bot_role_id(message),
+    )
 
 
 def _from_a_member(message: discord.Message) -> bool:
@@ -81,7 +91,10 @@ async def on_thread_create(bot: OomBot, thread: discord.Thread) -> None:
 
 async def _gather(bot: OomBot, message: discord.Message, *, mention: bool) -> Gathered:
     own = await gather_message(
-        message, cap=bot.settings.input_cap_bytes, bot_user_id=bot.user.id if bot.user else None
+        message,
+        cap=bot.settings.input_cap_bytes,
+        bot_user_id=bot.user.id if bot.user else None,
+        bot_role_id=_bot_role_id(message),
     )
     if not mention or message.reference is None or message.reference.message_id is None:
         return own
@@ -323,7 +336,10 @@ async def _with_merged_sources(
         others.append(source_id)
         parts.append(
             await gather_message(
-                other, cap=bot.settings.input_cap_bytes, bot_user_id=bot.user.id if bot.user else None
+                other,
+                cap=bot.settings.input_cap_bytes,
+                bot_user_id=bot.user.id if bot.user else None,
+                bot_role_id=_bot_role_id(message),
             )
         )
     if message.id not in sources[:_MAX_MERGED_SOURCES]:

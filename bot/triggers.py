@@ -28,9 +28,17 @@ def auto_enabled(global_setting: bool, guild_setting: bool | None) -> bool:
     return global_setting if guild_setting is None else guild_setting
 
 
-def mentions_bot(raw_mentions: Collection[int], bot_user_id: int | None) -> bool:
-    """Only a written mention counts (a reply to the bot pings it without the user asking)."""
-    return bot_user_id is not None and bot_user_id in raw_mentions
+def mentions_bot(
+    raw_mentions: Collection[int],
+    bot_user_id: int | None,
+    raw_role_mentions: Collection[int] = (),
+    bot_role_id: int | None = None,
+) -> bool:
+    """Only a written mention counts (a reply to the bot pings it without the user asking). The
+    client's autocomplete often offers the bot's own role (same name) first: that counts too."""
+    if bot_user_id is not None and bot_user_id in raw_mentions:
+        return True
+    return bot_role_id is not None and bot_role_id in raw_role_mentions
 
 
 def may_be_forum_starter(message_id: int, channel_id: int) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +57,7 @@ class Message:
     author: User
     channel: Channel
     id: int = field(default_factory=lambda: next(_ids))
-    guild: Any = field(default_factory=lambda: SimpleNamespace(id=1))
+    guild: Any = field(default_factory=lambda: SimpleNamespace(id=1, self_role=None))
     attachments: list[Any] = field(default_factory=list)
     reference: Any = None
     type: discord.MessageType = discord.MessageType.default
@@ -66,6 +67,10 @@ class Message:
     @property
     def raw_mentions(self) -> list[int]:
         return [BOT_ID] if f"<@{BOT_ID}>" in self.content else []
+
+    @property
+    def raw_role_mentions(self) -> list[int]:
+        return [int(r) for r in re.findall(r"<@&(\d+)>", self.content)]
 
     async def reply(self, content: str | None = None, **kwargs: Any) -> Sent:
         await asyncio.sleep(0)  # let a concurrent event run, as the real HTTP call would
@@ -536,3 +541,15 @@ async def test_bots_webhooks_and_system_messages_are_never_answered(bot: OomBot)
         await listeners.on_message(bot, message)  # type: ignore[arg-type]
         assert message.outbox == []
     assert engine.diagnosed == []
+
+
+async def test_a_mention_of_the_bots_own_role_counts_as_a_mention(bot: OomBot) -> None:
+    engine = bot.engine
+    assert isinstance(engine, FakeEngine)
+    guild = SimpleNamespace(id=1, self_role=SimpleNamespace(id=77))
+    ask = Message(f"<@&77> {LOG}", User(7), Channel(GENERAL), guild=guild)
+    await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+    assert len(ask.outbox) == 1 and engine.diagnosed[-1] == [LOG]
+    other_role = Message(f"<@&78> {LOG}", User(8), Channel(GENERAL), guild=guild)
+    await listeners.on_message(bot, other_role)  # type: ignore[arg-type]
+    assert other_role.outbox == []

@@ -48,6 +48,9 @@ def test_only_written_mentions_count() -> None:
     assert mentions_bot([1, 42], 42)
     assert not mentions_bot([1], 42)
     assert not mentions_bot([42], None)
+    assert mentions_bot([], 42, [77], 77)  # the bot's own role, picked from the autocomplete
+    assert not mentions_bot([], 42, [78], 77)
+    assert not mentions_bot([], 42, [77], None)
 
 
 def test_forum_starter_has_the_thread_id() -> None:
