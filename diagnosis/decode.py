@@ -17,7 +17,6 @@ _SNIFF_BYTES = 4096
 # Share of the sniffed 16-bit units that must carry a NUL on one side to call the bytes UTF-16.
 _UTF16_NUL_SHARE = 0.3
 _KANA = re.compile(r"[\u3040-\u30ff]")
-_LINE_BREAKS = re.compile(r"\r\n?")
 # How much of the text decides its line-break style.
 _NEWLINE_SAMPLE = 65_536
 
@@ -66,27 +65,27 @@ def _decode_bytes(data: bytes, codec: str | None) -> str:
     return data.decode("utf-8", "replace")
 
 
-def _clean(text: str) -> str:
+def _clean(text: str) -> tuple[str, bytes]:
+    """The normalised text and its UTF-8 encoding (which `_keep_end` needs for a long text)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\x00" in text:
         text = text.replace("\x00", "")
     if "\r" in text:
-        text = _LINE_BREAKS.sub("\n", text)
+        # Two plain replacements do what one `\r\n?` substitution does, several times faster.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
-        text.encode("utf-8")
+        encoded = text.encode("utf-8")
     except UnicodeEncodeError:
         # Lone surrogates (from a str built by surrogateescape, or a broken clipboard) cannot be
         # encoded or parsed; make them visible replacement characters.
         text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return text
+        encoded = text.encode("utf-8")
+    return text, encoded
 
 
-def _keep_end(text: str, cap: int) -> tuple[str, bool]:
-    """At most `cap` UTF-8 bytes from the end of `text`, starting at a line boundary when there is one."""
-    if len(text) <= cap // 4:
-        return text, False  # even all 4-byte characters would fit
-    encoded = text.encode("utf-8")
+def _keep_end(text: str, encoded: bytes, cap: int) -> tuple[str, bool]:
+    """At most `cap` UTF-8 bytes from the end of `text` (`encoded`), starting at a line boundary if any."""
     if len(encoded) <= cap:
         return text, False
     tail = encoded[len(encoded) - max(cap, 0) :]
@@ -125,8 +124,8 @@ def decode(data: str | bytes, cap: int) -> Decoded:
     sample = text[:_NEWLINE_SAMPLE]
     crlf = sample.count("\r\n")
     newline = "\r\n" if crlf > sample.count("\n") - crlf else "\n"
-    text = _clean(text)
-    text, cut = _keep_end(text, cap)
+    text, encoded = _clean(text)
+    text, cut = _keep_end(text, encoded, cap)
     return Decoded(text, truncated or cut, newline)
 
 

@@ -512,10 +512,11 @@ def _whole_config(lines: list[str], budget: int) -> bool:
     """Is this unfenced text, from its first line to its last, one AI Toolkit config?"""
     while lines and not lines[-1].strip():
         lines = lines[:-1]
-    if not lines or _config_kind(lines) is None:
+    # The size test first: on a multi-megabyte log, scoring key names would be a needless scan.
+    if not lines or sum(map(len, lines)) + len(lines) - 1 > budget or _config_kind(lines) is None:
         return False
     content = "\n".join(lines)
-    if len(content) > budget or is_log_text(content):
+    if is_log_text(content):
         return False
     found = _find_configs(content, lines, budget)
     if len(found) != 1:
