@@ -184,3 +184,23 @@ async def test_s9_attached_config_keeps_its_header_comments(fake: FakeDiscord, b
     header = CONFIG.splitlines()[1]
     assert header.startswith("# FLUX.1-dev LoRA")
     assert header in fake.text_of(reply)
+
+
+async def test_s7_editing_the_log_of_a_merged_config_and_log_keeps_both(fake: FakeDiscord, bot: Bots) -> None:
+    """Config, then its log as a second message: one reply, updated with both. Editing the log
+    later rebuilds that reply from both messages (the config is read again), not from the log alone."""
+    config = await fake.user_sends(fake.alice, fake.help_channel, fenced(CONFIG))
+    reply = await one_reply(fake, config)
+    log = await fake.user_sends(fake.alice, fake.help_channel, fenced(LOG, "text"))
+    await fake.wait_for(lambda: fake.calls("edit_message"), what="the merged reply")
+    await fake.settle()
+    assert len(fake.bot_posts()) == 1 and fake.replies_to(int(log["id"])) == []
+    assert FIX_LINE in fake.text_of(fake.message(reply["id"]))
+
+    await fake.user_edits(log, fenced(LOG.replace("512.00 MiB", "1.50 GiB"), "text"))
+    await fake.wait_for(lambda: len(fake.calls("edit_message")) >= 2, what="the rebuilt reply")
+    await fake.settle()
+    assert len(fake.bot_posts()) == 1
+    assert [r.status for r in fake.calls("edit_message")] == [200, 200]
+    assert FIX_LINE in fake.text_of(fake.message(reply["id"])), "the config half must survive the edit"
+    assert [r.params["message"] for r in fake.calls("get_message")][-1:] == [config["id"]]
