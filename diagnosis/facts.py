@@ -538,12 +538,43 @@ def usable_vram(gib: float | None) -> float | None:
     return float(gib)
 
 
+# How far from the error line a GPU name is looked for ("tested on the 4090 … then on the A6000: SIGKILL").
+_GPU_LINES_BEFORE = 300
+_GPU_LINES_AFTER = 30
+
+
+def _gpu_near_the_error(logs: Sequence[LogFacts], facts: Facts) -> tuple[str, float] | None:
+    """The GPU named closest before the error (else just after it), when the log names several cards
+    and no device index says which one ran; None when that does not decide anything."""
+    main = choose_log(logs)
+    event = facts.fatal or facts.host_oom
+    if main is None or event is None or main.device_index is not None:
+        return None
+    if not any(event is e for e in main.events) and main.fatal is not event:
+        return None
+    lines = main.piece.text.splitlines()
+    error = min(max(event.where.line - 1, 0), len(lines))
+    named: list[tuple[int, tuple[str, float]]] = []
+    for index in range(max(0, error - _GPU_LINES_BEFORE), min(len(lines), error + _GPU_LINES_AFTER)):
+        found = vram_of_gpu_name(lines[index][:400])
+        if found is not None:
+            named.append((index, found))
+    if len({name for _, (name, _) in named}) < 2:
+        return None
+    before = [item for item in named if item[0] <= error]
+    return before[-1][1] if before else named[0][1]
+
+
 def _read_vram(logs: Sequence[LogFacts], facts: Facts, prose_text: str, gpu_vram_gib: float | None) -> None:
     total = facts.fatal.total_bytes if facts.fatal is not None else None
     if total is None:
         total = next((e.total_bytes for log in logs for e in log.events if e.total_bytes), None)
     if total:
         facts.vram_gib, facts.vram_source = vram_class(total / GIB), "oom_message"
+        return
+    near = _gpu_near_the_error(logs, facts)
+    if near is not None:
+        facts.gpu_name, facts.vram_gib, facts.vram_source = near[0], near[1], "gpu_name"
         return
     for log in reversed(logs):
         if log.gpu_total_bytes:

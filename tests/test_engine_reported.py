@@ -74,3 +74,19 @@ def test_a_bucket_step_that_names_the_buckets_to_keep_makes_that_edit() -> None:
         assert [e.value for e in finding.edits] == [kept], name
         ladder_step = report.ladder[step - 1]
         assert ladder_step.rule_ids == ["bucket_too_large"] and ladder_step.verified, name
+
+
+def test_the_card_is_the_one_named_next_to_the_crash_not_the_first_one_named() -> None:
+    # Case 011: "RTX 4090 (24 GB) … OOM", then "RTX A6000 (48 GB) … SIGKILL"; the SIGKILL is the error.
+    facts = _report("011").facts
+    assert facts.vram_gib == 48.0 and facts.gpu_name is not None and "A6000" in facts.gpu_name
+
+
+def test_the_oom_message_total_still_decides_the_card() -> None:
+    log = (
+        "Tested on an RTX 4090 first, now on the A6000.\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        "capacity of 23.55 GiB of which 1.00 GiB is free.\n"
+    )
+    facts = diagnose([log]).facts
+    assert facts.vram_source == "oom_message" and facts.vram_gib == 24
