@@ -281,7 +281,9 @@ async def on_raw_message_edit(bot: OomBot, payload: discord.RawMessageUpdateEven
     if message.author.id != answered.author_id or not bot.claim(message.id):
         return
     try:
-        await _redo(bot, message, answered.reply_id, answered.created, answered.inputs_hash)
+        # In the member's turn, like new messages: a flurry of edits holds one engine worker at most.
+        async with bot.member_turn(message.author.id):
+            await _redo(bot, message, answered.reply_id, answered.created, answered.inputs_hash)
     finally:
         bot.release(message.id)
 

@@ -553,3 +553,50 @@ async def test_a_mention_of_the_bots_own_role_counts_as_a_mention(bot: OomBot) -
     other_role = Message(f"<@&78> {LOG}", User(8), Channel(GENERAL), guild=guild)
     await listeners.on_message(bot, other_role)  # type: ignore[arg-type]
     assert other_role.outbox == []
+
+
+class ConcurrencyEngine(FakeEngine):
+    """Records how many diagnoses ran at the same time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import threading
+
+        self._guard = threading.Lock()
+        self.active = 0
+        self.most = 0
+
+    def diagnose(self, inputs: Any, **kwargs: Any) -> Any:
+        import time
+
+        with self._guard:
+            self.active += 1
+            self.most = max(self.most, self.active)
+        try:
+            time.sleep(0.05)
+            return super().diagnose(inputs, **kwargs)
+        finally:
+            with self._guard:
+                self.active -= 1
+
+
+async def test_one_members_edits_take_one_engine_worker_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = ConcurrencyEngine()
+    bot = await make_bot(tmp_path, engine, engine_workers=2)
+    try:
+        first = Message(CONFIG, User(7), Channel(600, parent_id=HELP))
+        second = Message(CONFIG, User(7), Channel(601, parent_id=HELP))
+        target = FetchingTarget(first, second)
+        monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
+        for message in (first, second):
+            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        engine.most = 0
+        for message in (first, second):
+            message.content = CONFIG + LOG
+        await asyncio.gather(*(listeners.on_raw_message_edit(bot, _edit_payload(m)) for m in (first, second)))
+        assert len(target.edits) == 2
+        assert engine.most == 1
+    finally:
+        await bot.close()
