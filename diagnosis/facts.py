@@ -17,6 +17,7 @@ from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.families import arch_from_name, family_for, table, vram_class
 from diagnosis.logreader.gpus import vram_of_gpu_name
+from diagnosis.logreader.phase import Mark, marker_of
 from diagnosis.models import (
     ConfigDoc,
     ConfigShape,
@@ -94,8 +95,47 @@ def _cut(text: str) -> str:
     return text if len(text) <= _EVIDENCE_CHARS else text[: _EVIDENCE_CHARS - 1] + "…"
 
 
+_FRAME_RE = re.compile(r'^\s{0,12}File "([^"\n]{1,1000})"(?:, line \d{1,9})?, in (\S{1,200})')
+
+
+def _frame_text(text: str) -> str:
+    """A traceback frame names the function that proves the point; its long path does not."""
+    match = _FRAME_RE.match(text)
+    if match is None:
+        return text
+    parts = match.group(1).replace("\\", "/").rsplit("/", 2)
+    short = "/".join(parts[-2:])
+    return f'File ".../{short}", in {match.group(2)}' if len(parts) > 2 else text.strip()
+
+
 def log_evidence(piece: Piece, where: LogLine) -> Evidence:
-    return Evidence(source=piece.source, line=piece.line_offset + where.line, text=_cut(where.text))
+    return Evidence(
+        source=piece.source, line=piece.line_offset + where.line, text=_cut(_frame_text(where.text))
+    )
+
+
+_MARKS_OF_PHASE: dict[Phase, frozenset[Mark]] = {
+    Phase.FIRST_SAMPLE: frozenset({Mark.FIRST_SAMPLE, Mark.SAMPLE}),
+    Phase.SAMPLING: frozenset({Mark.SAMPLE, Mark.FIRST_SAMPLE}),
+    Phase.TRAINING_STEP: frozenset({Mark.TRAINING}),
+}
+_MARKER_LINES_BACK = 400
+
+
+def _phase_line(log: LogFacts, where: LogLine, phase: Phase, error: LogLine | None) -> LogLine:
+    """The trainer's own announcement of the phase ("Generating baseline samples before training") in
+    place of a line of traceback code, when the log has one before the error."""
+    lines = log.piece.text.splitlines()
+    at = where.line - 1
+    framed = 0 <= at < len(lines) and _FRAME_RE.match(lines[at]) is not None
+    if not framed:
+        return where
+    marks = _MARKS_OF_PHASE.get(phase, frozenset({Mark(phase.value)} if phase.value in set(Mark) else ()))
+    end = min(len(lines), (error.line if error is not None else where.line))
+    for index in range(end - 1, max(-1, end - 1 - _MARKER_LINES_BACK), -1):
+        if marker_of(lines[index][:400]) in marks:
+            return LogLine(index + 1, lines[index].strip())
+    return where
 
 
 def user_evidence(quote: str) -> Evidence:
@@ -196,6 +236,11 @@ class _Config:
         span = entry.key or entry.value
         index = span.start_line
         text = self.lines[index] if 0 <= index < len(self.lines) else ""
+        value = self.raw(path)
+        if entry.node == "sequence" and entry.value.end_line > index and isinstance(value, list):
+            # A list over several lines: its key line alone (`"resolution": [`) shows no value.
+            items = ", ".join(_scalar_text(v) for v in value[:32])
+            text = f"{text.rstrip().removesuffix('[').rstrip()} [{items}]"
         return Evidence(
             source=self.doc.piece.source, line=self.doc.piece.line_offset + index + 1, text=_cut(text)
         )
@@ -250,6 +295,14 @@ class _Config:
         if value is not None:
             self._issue(path, "a string")
         return None
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return "[" + ", ".join(_scalar_text(v) for v in value[:8]) + "]"
+    return str(value)[:40] if isinstance(value, str | int | float) else "…"
 
 
 # No training setting is anywhere near this; a bigger number is garbage (and would overflow floats).
@@ -512,7 +565,9 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
     )
     facts.phase = phased.phase
     if phased.phase_evidence is not None:
-        facts.evidence["phase"] = log_evidence(phased.piece, phased.phase_evidence)
+        error = facts.fatal.where if facts.fatal is not None and phased is main else None
+        where = _phase_line(phased, phased.phase_evidence, phased.phase, error)
+        facts.evidence["phase"] = log_evidence(phased.piece, where)
     facts.step_part = main.step_part
     facts.step = main.step
     # AI Toolkit's bar counts completed steps: "1/2000" then an OOM means step 2 failed.

@@ -66,14 +66,19 @@ def test_fragmentation_is_not_raised_when_the_reserved_memory_was_smaller_than_t
     assert "fragmentation" not in {f.rule_id for f in _report("007").findings}
 
 
-def test_a_bucket_step_that_names_the_buckets_to_keep_makes_that_edit() -> None:
-    for name, step in (("101", 3), ("112", 2)):
+def test_a_bucket_step_without_an_edit_names_no_buckets_to_keep() -> None:
+    for name in ("101", "112"):
         report = _report(name)
         finding = _finding(report, "bucket_too_large")
-        kept = [int(b) for b in finding.params["new_buckets"].split(", ")]
-        assert [e.value for e in finding.edits] == [kept], name
-        ladder_step = report.ladder[step - 1]
-        assert ladder_step.rule_ids == ["bucket_too_large"] and ladder_step.verified, name
+        assert not finding.edits and "new_buckets" not in finding.params, name
+        text = render_cli(report, lang="en")
+        assert "Train at 512, 768 only" not in text and "Drop the largest resolution bucket" in text, name
+
+
+def test_a_bucket_step_over_the_limit_names_what_its_edit_keeps() -> None:
+    finding = _finding(_report("102"), "bucket_too_large")
+    kept = [int(b) for b in finding.params["new_buckets"].split(", ")]
+    assert [e.value for e in finding.edits] == [kept]
 
 
 def test_the_card_is_the_one_named_next_to_the_crash_not_the_first_one_named() -> None:
@@ -90,3 +95,30 @@ def test_the_oom_message_total_still_decides_the_card() -> None:
     )
     facts = diagnose([log]).facts
     assert facts.vram_source == "oom_message" and facts.vram_gib == 24
+
+
+def _texts(finding: Finding) -> list[str]:
+    return [e.text for e in finding.evidence]
+
+
+def test_preview_evidence_is_the_trainers_announcement_and_the_heavy_values() -> None:
+    texts = _texts(_finding(_report("103"), "preview_heavy"))
+    assert "Generating baseline samples before training" in texts
+    assert "width: 1536" in texts and "height: 1536" in texts
+    assert not any("super().sample" in t or "num_frames" in t for t in texts), texts
+
+
+def test_a_list_over_several_lines_is_quoted_with_its_values() -> None:
+    texts = _texts(_finding(_report("102"), "bucket_too_large"))
+    assert '"resolution": [1024, 1536]' in texts, texts
+
+
+def test_latents_evidence_is_not_an_unrelated_dataset_line() -> None:
+    texts = _texts(_finding(_report("104"), "latents_not_cached"))
+    assert not any("folder_path" in t for t in texts), texts
+
+
+def test_a_traceback_frame_is_quoted_by_its_function_not_its_long_path() -> None:
+    texts = _texts(_finding(_report("028"), "shm_too_small"))
+    assert texts and all("miniconda3" not in t for t in texts), texts
+    assert any("_share_filename_cpu_" in t for t in texts), texts

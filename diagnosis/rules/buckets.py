@@ -57,10 +57,13 @@ def check(f: Facts) -> Finding | None:
         evidence = [f.evidence.get("user_buckets")]
     return SPEC.finding(
         evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
-        params={"max_bucket": largest, "limit": limit, "new_buckets": ", ".join(str(b) for b in keep)},
-        # The edit is the one the words name: above the card's limit keep the buckets up to it; after a
-        # step OOM with buckets the card usually holds, drop the largest and keep the others.
-        edits=_edits(f, over, limit, largest) if from_config else [],
+        # Exact buckets to keep are named only where the edit keeps them; advice names no buckets.
+        params={"max_bucket": largest, "limit": limit}
+        | ({"new_buckets": ", ".join(str(b) for b in keep)} if over else {}),
+        # After a step OOM with buckets the card usually holds, dropping the largest is advice: the log
+        # alone cannot say that the bucket was the cause, and an edit would be asked for again (the same
+        # log over the corrected config would drop the next bucket).
+        edits=_edits(f, over, limit, largest) if from_config and over else [],
         severity=severity,
     )
 

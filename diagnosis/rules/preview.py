@@ -9,7 +9,7 @@ after every fix.
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
+from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, Severity
 from diagnosis.rules.base import SAMPLING_PHASES, RuleSpec, checks_config, ev, family, limits, path, vram
 
 _MULTIPLE = 64  # sample sizes are rounded to the model's divisibility; 64 suits every family
@@ -73,6 +73,25 @@ def _params(
     return {k: v for k, v in known.items() if v is not None}
 
 
+def _evidence(
+    f: Facts, sampling_trouble: bool, over_size: bool, many_steps: bool, heavy_frames: bool, often: bool
+) -> list[Evidence | None]:
+    """The lines that make the preview heavy; with none over a threshold (an OOM while sampling), the
+    size and steps the advice lowers."""
+    names = ["phase"] if sampling_trouble else []
+    if over_size:
+        names += ["sample_width", "sample_height"]
+    if many_steps:
+        names.append("sample_steps")
+    if heavy_frames:
+        names.append("sample_frames")
+    if often:
+        names.append("sample_every")
+    if not (over_size or many_steps or heavy_frames or often):
+        names += ["sample_width", "sample_height", "sample_steps"]
+    return ev(f, *names)
+
+
 def check(f: Facts) -> Finding | None:
     t = limits()
     ok_side = t.preview_ok_for(vram(f))
@@ -113,9 +132,7 @@ def check(f: Facts) -> Finding | None:
         else (Severity.INFO if often and not (over_size or many_steps or heavy_frames) else Severity.WARNING)
     )
     return SPEC.finding(
-        evidence=ev(f, "phase", "sample_width", "sample_height", "sample_steps", "sample_frames")
-        if sampling_trouble
-        else ev(f, "sample_width", "sample_height", "sample_steps", "sample_frames", "sample_every"),
+        evidence=_evidence(f, sampling_trouble, over_size, many_steps, heavy_frames, often),
         params=_params(f, has_preview, new_w, new_h, new_steps, new_frames),
         edits=edits,
         severity=severity,

@@ -56,7 +56,12 @@ def check_latents(f: Facts) -> Finding | None:
         return None
     missing = [ds for ds in f.datasets if not ds.latents_cached]
     return LATENTS.finding(
-        evidence=[f.evidence.get(f"datasets[{ds.index}]") for ds in missing],
+        # Only a `cache_latents…: false` line proves it; a key that is missing has no line to quote.
+        evidence=[
+            f.evidence.get(f"datasets[{ds.index}].{key}")
+            for ds in missing
+            for key in ("cache_latents_to_disk", "cache_latents")
+        ],
         edits=[ConfigEdit(("datasets", ds.index, "cache_latents_to_disk"), True) for ds in missing],
     )
 
