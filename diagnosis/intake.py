@@ -77,6 +77,7 @@ class _Region:
     lines: list[str]
     fenced: bool = False
     lang_tag: str | None = None
+    text: str | None = None  # "\n".join(lines) when it is at hand already (a long log: no second copy)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -90,13 +91,15 @@ class _Block:
     fenced: bool
     lang_tag: str | None = None
     closed: bool = True  # False for a fence still open at the end of the text
+    text: str | None = None  # "\n".join(lines) when it is at hand already
 
 
 def _fence_lines(text: str) -> list[int]:
     """Indexes of the lines that contain ``` or ~~~ (the only lines that can open or close a fence)."""
     hits: list[int] = []
     for marker in ("```", "~~~"):
-        at = text.find(marker)
+        # Looking for one character is many times faster than for three: most logs have neither.
+        at = text.find(marker) if marker[0] in text else -1
         while at >= 0 and len(hits) < 2 * _MAX_FENCE_LINES:
             hits.append(at)
             at = text.find("\n", at)  # one hit per line is enough
@@ -130,6 +133,8 @@ def _split_fences(text: str) -> list[_Block]:
     lines = text.split("\n")
     n = len(lines)
     candidates = _fence_lines(text)
+    if not candidates:
+        return [_Block(0, lines, False, text=text)]  # no fence: one bare block, the text itself
     blocks: list[_Block] = []
     bare: list[str] = []
     bare_start = 0
@@ -407,14 +412,14 @@ def _paragraphs(lines: list[str], start: int) -> list[tuple[int, list[str]]]:
     return out
 
 
-def _logs_and_prose(lines: list[str], start: int) -> list[_Region]:
-    text = "\n".join(lines)
+def _logs_and_prose(lines: list[str], start: int, joined: str | None = None) -> list[_Region]:
+    text = "\n".join(lines) if joined is None else joined
     if not text.strip():
         return []
     if not is_log_text(text):
         return [_Region("prose", start, lines)]  # the common case, decided in one scan
     if len(lines) > _MAX_PARAGRAPH_LINES:
-        return [_Region("log", start, lines)]  # too long to cut finely: keep it whole
+        return [_Region("log", start, lines, text=text)]  # too long to cut finely: keep it whole
     paragraphs = [(s, p, is_log_text("\n".join(p))) for s, p in _paragraphs(lines, start)]
     # A short paragraph with no sentence between two log paragraphs belongs to the log.
     for k in range(1, len(paragraphs) - 1):
@@ -459,14 +464,17 @@ def _logs_and_prose(lines: list[str], start: int) -> list[_Region]:
     return regions
 
 
-def _bare_regions(lines: list[str], start: int, fenced: bool, tag: str | None, budget: int) -> list[_Region]:
+def _bare_regions(
+    lines: list[str], start: int, fenced: bool, tag: str | None, budget: int, text: str | None = None
+) -> list[_Region]:
+    """Config, log and prose regions of bare text (`text`: the lines joined, when at hand)."""
     regions: list[_Region] = []
     pos = 0
-    for cfg_start, cfg_end, kind in _find_configs("\n".join(lines), lines, budget):
+    for cfg_start, cfg_end, kind in _find_configs("\n".join(lines) if text is None else text, lines, budget):
         regions.extend(_logs_and_prose(lines[pos:cfg_start], start + pos))
         regions.append(_Region(kind, start + cfg_start, lines[cfg_start:cfg_end], fenced, tag))
         pos = cfg_end
-    regions.extend(_logs_and_prose(lines[pos:], start + pos))
+    regions.extend(_logs_and_prose(lines[pos:], start + pos, text if pos == 0 else None))
     for region in regions:
         if region.kind == "log":
             region.fenced, region.lang_tag = fenced, tag
@@ -542,7 +550,7 @@ def _regions(text: str, budget: int) -> list[_Region]:
                     lines.pop()  # the piece gets its one final line break back when it is built
                 regions.append(_Region(_config_kind(lines) or "yaml", block.start, lines, False, None))
                 continue
-            regions.extend(_bare_regions(block.lines, block.start, False, None, budget))
+            regions.extend(_bare_regions(block.lines, block.start, False, None, budget, block.text))
             continue
         if not any(line.strip() for line in block.lines):
             continue
@@ -661,7 +669,7 @@ def read_case(
                 continue
             owner = bisect.bisect_right(starts, region.start) - 1
             item = chain[owner]
-            body = "\n".join(region.lines)
+            body = "\n".join(region.lines) if region.text is None else region.text
             if region.kind != "log":
                 body += "\n"
             pieces.append(
