@@ -30,8 +30,9 @@ from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind
 
 _log = logging.getLogger(__name__)
 
-# Notices shown beside the diagnosis, not a change to make.
-NOT_ON_LADDER = frozenset({"secret_in_input"})
+# Notices and questions shown beside the diagnosis, not a change to make: the ladder holds only steps
+# the user can act on, so "still out of memory → next step" never lands on "send the log".
+NOT_ON_LADDER = frozenset({"secret_in_input", "input_incomplete"})
 
 _SEVERITY_TIER = {Severity.ERROR: 2, Severity.WARNING: 3, Severity.INFO: 4}
 
@@ -95,7 +96,7 @@ def _sort_key(finding: Finding, phase: str) -> tuple[int, int, int]:
 
 
 def rank_findings(findings: Sequence[Finding], facts: Facts) -> list[Finding]:
-    """Findings in ladder order; notices (a pasted secret) at the end."""
+    """Findings in ladder order; notices and questions (a pasted secret, what is missing) at the end."""
     phase = _phase_key(facts)
     on = sorted((f for f in findings if f.rule_id not in NOT_ON_LADDER), key=lambda f: _sort_key(f, phase))
     off = [f for f in findings if f.rule_id in NOT_ON_LADDER]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from diagnosis import diagnose
 from diagnosis.config.parse import parse_config
 from diagnosis.facts_model import Facts
 from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
@@ -18,6 +19,7 @@ from diagnosis.models import (
     PieceKind,
     Severity,
 )
+from tests.conftest import CORPUS
 
 
 def finding(
@@ -191,3 +193,14 @@ def test_a_failing_recheck_costs_the_step_its_config_not_the_ladder() -> None:
     steps = build_ladder([finding("gc_off", edits=[GC]), finding("fragmentation")], doc(), flaky)
     assert [s.rule_ids for s in steps] == [["gc_off"], ["fragmentation"]]
     assert steps[0].corrected_config is None and not steps[0].verified
+
+
+def test_the_ladder_holds_only_steps_to_act_on() -> None:
+    # "Still out of memory → next step" is offered while step < len(ladder): a last step that only asks
+    # for the log would be offered as a fix. The question stays a finding, rendered as a question.
+    for path in sorted(CORPUS.glob("*/*/input.txt")):
+        report = diagnose([path.read_text(encoding="utf-8")])
+        assert all(step.rule_ids != ["input_incomplete"] for step in report.ladder), path.parent.name
+    report = diagnose([next(CORPUS.glob("cases/010*/input.txt")).read_text(encoding="utf-8")])
+    assert [s.rule_ids for s in report.ladder] == [["preview_heavy"]]
+    assert "input_incomplete" in {f.rule_id for f in report.findings}
