@@ -120,3 +120,27 @@ def test_the_line_break_style_is_remembered() -> None:
     assert decode(codecs.BOM_UTF16_LE + "a: 1\r\nb: 2\r\n".encode("utf-16-le"), CAP).newline == "\r\n"
     assert decode("a: 1\nb: 2\n", CAP).newline == "\n"
     assert decode(b"step 1\rstep 2\rdone\n", CAP).newline == "\n"  # tqdm redraws are not CRLF
+
+
+def _described(text: str, cap: int) -> tuple[str, bool]:
+    """What the module docstring promises, spelled out step by step on the str."""
+    text = text.removeprefix("\ufeff").replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
+    data = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
+    if len(data) <= cap:
+        return data.decode("utf-8"), False
+    tail = data[len(data) - cap :]
+    newline = tail.find(b"\n")
+    if 0 <= newline < len(tail) - 1:
+        tail = tail[newline + 1 :]
+    return tail.decode("utf-8", "ignore"), True
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(["a", " ", "\n", "\r", "\x00", "\ufeff", "é", "日", "🙂", "\ud800"]),
+        max_size=300,
+    ),
+    st.integers(min_value=0, max_value=400),
+)
+def test_cleaning_and_the_cap_do_what_the_docstring_says(text: str, cap: int) -> None:
+    assert decode_input(text, cap) == _described(text, cap)
