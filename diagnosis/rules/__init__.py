@@ -1,47 +1,42 @@
 """The rule catalogue: one `RuleSpec` per rule id of RULES.md, each with one small check function.
 
-Adding a rule: write its check and spec in a module here, add the spec to `_SPECS`, and add its texts
-to the message catalogues (`locales/*/rules.yaml`).
+Adding a rule: write its check and spec in a module of this package, list the spec in that module's
+`SPECS` with an unused `order`, and add its texts to the message catalogues (`locales/*/rules.yaml`).
+The registry finds every module's `SPECS` by itself. A fact no other rule reads can be computed in the
+rule from the Facts already there (e.g. `datasets`, `fatal`); only a new source of input needs facts.py.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+import pkgutil
+import sys
+from types import ModuleType
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Finding
-from diagnosis.rules import batch, buckets, case, environment, gc, model_memory, preview, training
 from diagnosis.rules.base import RuleSpec
 
 _log = logging.getLogger(__name__)
 
-_SPECS: tuple[RuleSpec, ...] = (
-    gc.GC_OFF,
-    gc.RISKY,
-    batch.SPEC,
-    buckets.SPEC,
-    preview.SPEC,
-    model_memory.NO_QUANTIZE,
-    model_memory.NO_LOW_VRAM,
-    model_memory.TEXT_ENCODER,
-    training.VIDEO,
-    training.DTYPE,
-    training.LATENTS,
-    training.TRAIN_TE,
-    training.OPTIMIZER,
-    training.RANK,
-    environment.SPEC,
-    environment.FRAGMENTATION,
-    environment.SYSTEM_RAM,
-    environment.PAGEFILE,
-    environment.GPU_TOO_SMALL,
-    environment.SHM,
-    case.REGRESSION,
-    case.NOT_OOM,
-    case.INPUT_INCOMPLETE,
-    case.YAML_INVALID,
-    case.SECRET,
-)
+
+def discover(package: ModuleType) -> tuple[RuleSpec, ...]:
+    """Every spec in the `SPECS` of the package's modules, by `order`; duplicate ids or orders are a
+    programming error and fail at import."""
+    found: list[RuleSpec] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        found.extend(getattr(module, "SPECS", ()))
+    specs = tuple(sorted(found, key=lambda spec: spec.order))
+    for what, values in (("id", [s.id for s in specs]), ("order", [str(s.order) for s in specs])):
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise ValueError(f"rule {what} used twice: {', '.join(twice)}")
+    return specs
+
+
+_SPECS: tuple[RuleSpec, ...] = discover(sys.modules[__name__])
 
 RULE_IDS: tuple[str, ...] = tuple(spec.id for spec in _SPECS)
 
@@ -74,4 +69,4 @@ def run_rules(facts: Facts) -> tuple[list[Finding], list[str]]:
     return findings, failed
 
 
-__all__ = ["RULE_IDS", "RuleSpec", "catalogue", "run_rules", "spec_of"]
+__all__ = ["RULE_IDS", "RuleSpec", "catalogue", "discover", "run_rules", "spec_of"]

@@ -20,6 +20,8 @@ CACHING_PHASES = frozenset({Phase.LATENT_CACHING, Phase.TEXT_EMBEDDING_CACHING})
 @dataclass(frozen=True)
 class RuleSpec:
     id: str
+    # Place in the catalogue and the order rules run (RULE_IDS): unique, gaps left for new rules.
+    order: int
     severity: Severity  # the usual severity; a rule may raise or lower it for the case at hand
     applicability: Applicability
     reads: tuple[str, ...]  # the Facts fields the rule reads

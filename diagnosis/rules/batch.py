@@ -59,6 +59,7 @@ def check(f: Facts) -> Finding | None:
 
 SPEC = RuleSpec(
     id="batch_too_large",
+    order=30,
     severity=Severity.ERROR,
     applicability=Applicability.CHANGES_RESULTS,
     reads=(
@@ -72,3 +73,5 @@ SPEC = RuleSpec(
     rank=20,
     check=check,
 )
+
+SPECS: tuple[RuleSpec, ...] = (SPEC,)

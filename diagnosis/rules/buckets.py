@@ -70,9 +70,12 @@ def check(f: Facts) -> Finding | None:
 
 SPEC = RuleSpec(
     id="bucket_too_large",
+    order=40,
     severity=Severity.WARNING,
     applicability=Applicability.CHANGES_RESULTS,
     reads=("buckets", "prose_buckets", "family", "vram_gib", "phase"),
     rank=25,
     check=check,
 )
+
+SPECS: tuple[RuleSpec, ...] = (SPEC,)

@@ -77,6 +77,7 @@ def check_regression(f: Facts) -> Finding | None:
 
 NOT_OOM = RuleSpec(
     id="not_oom",
+    order=220,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
     reads=("not_oom_kind", "not_oom_headline"),
@@ -86,6 +87,7 @@ NOT_OOM = RuleSpec(
 )
 INPUT_INCOMPLETE = RuleSpec(
     id="input_incomplete",
+    order=230,
     severity=Severity.INFO,
     applicability=Applicability.ADVICE,
     reads=("has_config", "has_log", "log_cut", "fatal", "vram_source", "says_oom"),
@@ -94,6 +96,7 @@ INPUT_INCOMPLETE = RuleSpec(
 )
 YAML_INVALID = RuleSpec(
     id="yaml_invalid",
+    order=240,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
     reads=("config_error",),
@@ -103,6 +106,7 @@ YAML_INVALID = RuleSpec(
 )
 SECRET = RuleSpec(
     id="secret_in_input",
+    order=250,
     severity=Severity.WARNING,
     applicability=Applicability.ADVICE,
     reads=("secret_kinds", "secret_count"),
@@ -112,9 +116,12 @@ SECRET = RuleSpec(
 )
 REGRESSION = RuleSpec(
     id="regression_after_update",
+    order=210,
     severity=Severity.WARNING,
     applicability=Applicability.ADVICE,
     reads=("says_regression",),
     rank=85,
     check=check_regression,
 )
+
+SPECS: tuple[RuleSpec, ...] = (REGRESSION, NOT_OOM, INPUT_INCOMPLETE, YAML_INVALID, SECRET)

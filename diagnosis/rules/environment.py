@@ -147,6 +147,7 @@ def check_gpu_too_small(f: Facts) -> Finding | None:
 
 SPEC = RuleSpec(
     id="other_process_on_gpu",
+    order=150,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
     reads=("fatal", "other_processes", "device_index", "says_other_programs"),
@@ -155,6 +156,7 @@ SPEC = RuleSpec(
 )
 FRAGMENTATION = RuleSpec(
     id="fragmentation",
+    order=160,
     severity=Severity.WARNING,
     applicability=Applicability.ADVICE,
     reads=("fatal",),
@@ -163,6 +165,7 @@ FRAGMENTATION = RuleSpec(
 )
 SYSTEM_RAM = RuleSpec(
     id="system_ram_oom",
+    order=170,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
     reads=("host_oom", "says_host_killed", "layer_offloading"),
@@ -171,6 +174,7 @@ SYSTEM_RAM = RuleSpec(
 )
 PAGEFILE = RuleSpec(
     id="windows_pagefile",
+    order=180,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
     reads=("host_oom",),
@@ -179,6 +183,7 @@ PAGEFILE = RuleSpec(
 )
 SHM = RuleSpec(
     id="shm_too_small",
+    order=200,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
     reads=("host_oom",),
@@ -187,9 +192,12 @@ SHM = RuleSpec(
 )
 GPU_TOO_SMALL = RuleSpec(
     id="gpu_too_small_for_model",
+    order=190,
     severity=Severity.WARNING,
     applicability=Applicability.ADVICE,
     reads=("family", "vram_gib", "vram_source"),
     rank=80,
     check=check_gpu_too_small,
 )
+
+SPECS: tuple[RuleSpec, ...] = (SPEC, FRAGMENTATION, SYSTEM_RAM, PAGEFILE, GPU_TOO_SMALL, SHM)

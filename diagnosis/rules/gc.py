@@ -70,6 +70,7 @@ def check_risky(f: Facts) -> Finding | None:
 
 GC_OFF = RuleSpec(
     id="gc_off",
+    order=10,
     severity=Severity.ERROR,
     applicability=Applicability.MEMORY_ONLY,
     reads=("gradient_checkpointing", "gc_explicit", "phase", "gpu_oom", "host_oom"),
@@ -79,9 +80,12 @@ GC_OFF = RuleSpec(
 
 RISKY = RuleSpec(
     id="risky_family_gc_off",
+    order=20,
     severity=Severity.ERROR,
     applicability=Applicability.MEMORY_ONLY,
     reads=("gradient_checkpointing", "gc_explicit", "family", "batch_size", "buckets", "control_images"),
     rank=11,
     check=check_risky,
 )
+
+SPECS: tuple[RuleSpec, ...] = (GC_OFF, RISKY)

@@ -93,6 +93,7 @@ def check_text_encoder(f: Facts) -> Finding | None:
 
 NO_QUANTIZE = RuleSpec(
     id="no_quantize_big_model",
+    order=60,
     severity=Severity.WARNING,
     applicability=Applicability.CHANGES_RESULTS,
     reads=("quantize", "params_b", "family", "vram_gib", "phase"),
@@ -102,6 +103,7 @@ NO_QUANTIZE = RuleSpec(
 
 NO_LOW_VRAM = RuleSpec(
     id="no_low_vram",
+    order=70,
     severity=Severity.WARNING,
     applicability=Applicability.MEMORY_ONLY,
     reads=("low_vram", "family", "params_b", "vram_gib", "phase"),
@@ -111,6 +113,7 @@ NO_LOW_VRAM = RuleSpec(
 
 TEXT_ENCODER = RuleSpec(
     id="text_encoder_not_unloaded_or_cached",
+    order=80,
     severity=Severity.WARNING,
     applicability=Applicability.MEMORY_ONLY,
     reads=(
@@ -127,3 +130,5 @@ TEXT_ENCODER = RuleSpec(
     rank=44,
     check=check_text_encoder,
 )
+
+SPECS: tuple[RuleSpec, ...] = (NO_QUANTIZE, NO_LOW_VRAM, TEXT_ENCODER)

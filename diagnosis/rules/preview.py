@@ -141,6 +141,7 @@ def check(f: Facts) -> Finding | None:
 
 SPEC = RuleSpec(
     id="preview_heavy",
+    order=50,
     severity=Severity.WARNING,
     applicability=Applicability.MEMORY_ONLY,
     reads=(
@@ -157,3 +158,5 @@ SPEC = RuleSpec(
     rank=30,
     check=check,
 )
+
+SPECS: tuple[RuleSpec, ...] = (SPEC,)

@@ -114,6 +114,7 @@ def check_rank(f: Facts) -> Finding | None:
 
 VIDEO = RuleSpec(
     id="video_frames_heavy",
+    order=90,
     severity=Severity.WARNING,
     applicability=Applicability.CHANGES_RESULTS,
     reads=("num_frames", "max_bucket", "family", "vram_gib"),
@@ -122,6 +123,7 @@ VIDEO = RuleSpec(
 )
 DTYPE = RuleSpec(
     id="dtype_fp32",
+    order=100,
     severity=Severity.WARNING,
     applicability=Applicability.MEMORY_ONLY,
     reads=("dtype", "dtype_explicit", "params_b"),
@@ -130,6 +132,7 @@ DTYPE = RuleSpec(
 )
 LATENTS = RuleSpec(
     id="latents_not_cached",
+    order=110,
     severity=Severity.INFO,
     applicability=Applicability.MEMORY_ONLY,
     reads=("datasets", "latents_cached"),
@@ -138,6 +141,7 @@ LATENTS = RuleSpec(
 )
 TRAIN_TE = RuleSpec(
     id="train_text_encoder_on",
+    order=120,
     severity=Severity.WARNING,
     applicability=Applicability.CHANGES_RESULTS,
     reads=("train_text_encoder", "params_b"),
@@ -146,6 +150,7 @@ TRAIN_TE = RuleSpec(
 )
 OPTIMIZER = RuleSpec(
     id="optimizer_full_precision_states",
+    order=130,
     severity=Severity.WARNING,
     applicability=Applicability.CHANGES_RESULTS,
     reads=("optimizer", "full_finetune", "network_rank", "params_b"),
@@ -154,9 +159,12 @@ OPTIMIZER = RuleSpec(
 )
 RANK = RuleSpec(
     id="high_rank",
+    order=140,
     severity=Severity.WARNING,
     applicability=Applicability.CHANGES_RESULTS,
     reads=("network_rank", "network_alpha", "network_type", "vram_gib"),
     rank=50,
     check=check_rank,
 )
+
+SPECS: tuple[RuleSpec, ...] = (VIDEO, DTYPE, LATENTS, TRAIN_TE, OPTIMIZER, RANK)
