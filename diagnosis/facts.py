@@ -115,8 +115,8 @@ def log_evidence(piece: Piece, where: LogLine) -> Evidence:
 
 
 _MARKS_OF_PHASE: dict[Phase, frozenset[Mark]] = {
-    Phase.FIRST_SAMPLE: frozenset({Mark.FIRST_SAMPLE, Mark.SAMPLE}),
-    Phase.SAMPLING: frozenset({Mark.SAMPLE, Mark.FIRST_SAMPLE}),
+    Phase.FIRST_SAMPLE: frozenset({Mark.FIRST_SAMPLE}),
+    Phase.SAMPLING: frozenset({Mark.SAMPLE}),
     Phase.TRAINING_STEP: frozenset({Mark.TRAINING}),
 }
 _MARKER_LINES_BACK = 400
@@ -133,8 +133,10 @@ def _phase_line(log: LogFacts, where: LogLine, phase: Phase, error: LogLine | No
     marks = _MARKS_OF_PHASE.get(phase, frozenset({Mark(phase.value)} if phase.value in set(Mark) else ()))
     end = min(len(lines), (error.line if error is not None else where.line))
     for index in range(end - 1, max(-1, end - 1 - _MARKER_LINES_BACK), -1):
-        if marker_of(lines[index][:400]) in marks:
-            return LogLine(index + 1, lines[index].strip())
+        mark = marker_of(lines[index][:400])
+        if mark is not None:
+            # The last announcement before the error only; an earlier one belongs to another phase.
+            return LogLine(index + 1, lines[index].strip()) if mark in marks else where
     return where
 
 
