@@ -122,3 +122,11 @@ def test_a_traceback_frame_is_quoted_by_its_function_not_its_long_path() -> None
     texts = _texts(_finding(_report("028"), "shm_too_small"))
     assert texts and all("miniconda3" not in t for t in texts), texts
     assert any("_share_filename_cpu_" in t for t in texts), texts
+
+
+def test_a_device_mismatch_is_answered_with_the_device_not_with_closing_programs() -> None:
+    report = _report("002")
+    for lang in ("en", "ja"):
+        text = render_cli(report, lang=lang)
+        assert "CUDA_VISIBLE_DEVICES" in text and "cuda:3" in text, lang
+    assert "Make the run use the GPU you chose" in render_cli(report, lang="en")

@@ -115,12 +115,18 @@ class Wording:
         return can_fill(key, self.lang, dict(params or {}))
 
     def _rule_key(self, rule_id: str, field: str, params: dict[str, Any]) -> str:
-        """`rules.<id>.when_<flag>.<field>` when a true flag param has its own wording, else the plain one."""
+        """`rules.<id>.when_<flag>.<field>` when a true flag param has its own wording (or
+        `when_<param>_<value>` for a token value such as `reason: device_mismatch`), else the plain one."""
         for name, value in params.items():
             if value is True:
-                key = f"rules.{rule_id}.when_{name}.{field}"
-                if lookup(key, self.lang) is not None:
-                    return key
+                situation = name
+            elif isinstance(value, str) and re.fullmatch(r"[a-z0-9_]{1,40}", value):
+                situation = f"{name}_{value}"
+            else:
+                continue
+            key = f"rules.{rule_id}.when_{situation}.{field}"
+            if lookup(key, self.lang) is not None:
+                return key
         return f"rules.{rule_id}.{field}"
 
     def rt(self, rule_id: str, field: str, params: dict[str, Any] | None = None) -> Trusted | None:
