@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from unittest import mock
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from diagnosis.limits import Limits
 from diagnosis.logreader import READER_ERROR, read_log
 from diagnosis.logreader.detect import is_log_text
 from diagnosis.logreader.gpus import vram_of_gpu_name
+from diagnosis.logreader.reader import _Reader
 from diagnosis.models import LogFacts, Piece, PieceKind
 from tests.conftest import CORPUS
 
@@ -95,3 +98,52 @@ def test_corpus_logs_read_the_same_with_crlf_and_redraw_breaks() -> None:
 
 def test_the_mutation_sources_are_the_corpus_logs() -> None:
     assert len(CORPUS_LOGS) >= 20
+
+
+# Lines around which the reader skips runs of progress-bar redraws; each is one whole line.
+REDRAW_LINES = st.sampled_from(
+    [
+        "my_lora:  12%|█▏   | 360/3000 [10:42<1:18:27,  1.78s/it, lr: 1.0e-04 loss: 4.123e-01]\n",
+        "my_lora:  13%|█▎   | 361/3000 [10:44<1:18:25,  1.78s/it]\n",
+        "my_lora: 100% done, 14%|█▍   | 362/3000\n",  # a `%` before the bar's own
+        "my_lora: saving\n",  # the prefix without a bar
+        "my_lora:  15%|█▌   | 363/3000 Error running job: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+        "my_lora:  16%|█▌   | 364/3000\rmy_lora:  17%|█▋   | 365/3000\n",
+        "my_lora:  18%|█▊   | 366/3000\x1b[0m\n",
+        "my_lora:  19%|█▉   | " + "9" * 250 + "/3000\n",  # longer than the line limit
+        "Generating Images:  25%|██▌       | 1/4 [00:03<00:09,  3.1s/it]\n",
+        "Caching latents to disk:  50%|█████     | 60/120 [00:20<00:20,  3.0it/s]\n",
+        "[2025-11-18 10:00:00] my_lora:  20%|██   | 367/3000\n",
+        "2my_lora:  21%|██   | 368/3000\n",
+        "Traceback (most recent call last):\n",
+        '  File "/w/ai-toolkit/run.py", line 1, in main\n',
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+        "# OOM during training step, skipping batch 1/3 #\n",
+        "\n",
+    ]
+)
+# Repeated lines make runs of redraws; the lines after a run test where it ends.
+REDRAW_LOGS = st.lists(st.tuples(REDRAW_LINES | FRAGMENTS, st.integers(1, 3)), max_size=8).map(
+    lambda parts: "".join(line * times for line, times in parts)
+)
+
+
+_BAR = "my_lora:  12%|█▏   | 360/3000 [10:42<1:18:27,  1.78s/it]\n"
+
+
+@settings(max_examples=400)
+@given(REDRAW_LOGS, st.sampled_from([60, 120, 200, 20_000]), st.booleans())
+@example(_BAR * 3 + "my_lora:  16%|█▌   | 364/3000\rmy_lora:  17%|█▋   | 365/3000\n", 200, False)
+@example(_BAR * 3 + "my_lora:  18%|█▊   | 366/3000\x1b[0m\n", 200, False)
+@example(
+    _BAR * 3 + "my_lora:  15%|█▌   | 363/3000 Error running job: CUDA out of memory.\n" + _BAR, 200, False
+)
+def test_skipping_redraw_runs_reads_the_same_as_feeding_every_line(
+    text: str, chars: int, cut_end: bool
+) -> None:
+    limits = Limits(max_line_chars=chars, max_events=3, max_config_bytes=2_000)
+    text = text.rstrip("\n") if cut_end else text
+    skipped = _read(text, limits)
+    with mock.patch.object(_Reader, "redraw_prefix", lambda self: None):  # every line through feed
+        fed = _read(text, limits)
+    assert skipped == fed

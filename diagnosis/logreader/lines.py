@@ -28,13 +28,13 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
-def physical_lines(text: str) -> list[str]:
-    """The `\n`-separated lines of `text`, without a BOM or NUL characters."""
+def log_text(text: str) -> str:
+    """`text` without a BOM or NUL characters; its `\n`-separated lines are the physical lines."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\x00" in text:
         text = text.replace("\x00", "")  # UTF-16 read as bytes; decode removes these, but be safe
-    return text.split("\n")
+    return text
 
 
 def is_plain(raw: str, max_line_chars: int) -> bool:

@@ -14,7 +14,7 @@ from diagnosis.limits import Limits
 from diagnosis.logreader import errors, oom
 from diagnosis.logreader.echo import echoed_config
 from diagnosis.logreader.env import Environment
-from diagnosis.logreader.lines import ERROR_RUNNING_JOB, is_plain, physical_lines, segments_of
+from diagnosis.logreader.lines import ERROR_RUNNING_JOB, is_plain, log_text, segments_of
 from diagnosis.logreader.phase import Frame, Mark, marker_of, parse_frame, phase_of_frames
 from diagnosis.logreader.progress import Bar, BarKind, bar_counts, bar_description, classify_bar
 from diagnosis.models import LogFacts, LogLine, NonOomError, OomEvent, OomKind, Phase, Piece
@@ -135,6 +135,7 @@ class _Reader:
         self.env = Environment()
         self.cut_lines = False
         self.seq = 0
+        self.run_patterns: dict[str, re.Pattern[str]] = {}  # by bar prefix, see redraw_run
 
     # ---------------------------------------------------------------------------------------------
     # Recording
@@ -361,30 +362,68 @@ class _Reader:
             return None
         return bar.description + ":", last
 
+    def redraw_run(self, prefix: str) -> re.Pattern[str]:
+        """The line break before the first line that is not a redraw of the bar described by `prefix`.
+
+        A redraw starts with the prefix and its first `%` is the bar's `%|`. The pattern starts with
+        the line break, so the regex engine jumps from line to line and reads only each line's head.
+        """
+        pattern = self.run_patterns.get(prefix)
+        if pattern is None:
+            limit = self.limits.max_line_chars
+            pattern = re.compile(f"\\n(?!{re.escape(prefix)}[^\\n%]{{0,{limit}}}%\\|)")
+            self.run_patterns[prefix] = pattern
+        return pattern
+
+    def skip_redraws(self, text: str, pos: int, run: re.Pattern[str]) -> int:
+        """The end of the plain redraw lines that start at `pos` (a line start after a line break).
+
+        At most `max_line_chars` characters are taken at a time, so every line taken is within the
+        limit; a line with `\\r`, an ANSI code or a glued `Error running job:` ends the run.
+        """
+        window = min(len(text), pos + self.limits.max_line_chars)
+        other = run.search(text, pos - 1, window)
+        end = other.start() + 1 if other is not None else text.rfind("\n", pos, window) + 1
+        for bad in ("\r", "\x1b", ERROR_RUNNING_JOB):
+            at = text.find(bad, pos, end) if end > pos else -1
+            if at >= 0:
+                end = text.rfind("\n", pos, at) + 1
+        return max(pos, end)
+
     def run(self, text: str) -> None:
         limit = self.limits.max_line_chars
+        text = log_text(text)
+        size = len(text)
+        pos = 0
+        number = 0
         redraw: tuple[str, _Marker | None] | None = None
-        for number, raw in enumerate(physical_lines(text), start=1):
-            if (
-                redraw is not None
-                and raw.startswith(redraw[0])
-                and "%|" in raw
-                and len(raw) <= limit
-                and "\r" not in raw
-                and "\x1b" not in raw
-                and ERROR_RUNNING_JOB not in raw
-            ):
-                marker = redraw[1]
-                if marker is not None:
-                    marker.seq, marker.line, marker.text = self.seq, number, raw
-                self.seq += 1
-                continue
+        redraws: re.Pattern[str] | None = None
+        while pos <= size:
+            number += 1
+            if redraws is not None and redraw is not None:
+                end = self.skip_redraws(text, pos, redraws)
+                if end > pos:
+                    # Redraws of the bar just fed: only the last one moves its marker.
+                    count = text.count("\n", pos, end)
+                    number += count - 1
+                    self.seq += count
+                    marker = redraw[1]
+                    if marker is not None:
+                        last = max(pos, text.rfind("\n", pos, end - 1) + 1)
+                        marker.seq, marker.line, marker.text = self.seq - 1, number, text[last : end - 1]
+                    pos = end
+                    continue
+            end = text.find("\n", pos)
+            end = size if end < 0 else end
+            raw = text[pos:end]
+            pos = end + 1
             if is_plain(raw, limit):
                 self.feed(number, raw)
                 self.seq += 1
                 redraw = self.redraw_prefix() if self.last_bar is not None and "%|" in raw else None
+                redraws = self.redraw_run(redraw[0]) if redraw is not None else None
                 continue
-            redraw = None
+            redraw, redraws = None, None
             for segment in segments_of(number, raw, limit):
                 self.cut_lines = self.cut_lines or segment.cut
                 self.feed(segment.line, segment.text)
