@@ -12,8 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from diagnosis.datafile import load_data
 from diagnosis.models import Phase
 
 # A user's own words are a few lines; past these caps a "prose" is pasted material, and scanning all
@@ -47,7 +46,7 @@ def _compile(rows: list[Any]) -> tuple[re.Pattern[str], ...]:
 @cache
 def _patterns() -> _Patterns:
     text = resources.files("diagnosis.data").joinpath("prose.yaml").read_text(encoding="utf-8")
-    raw = yaml.safe_load(text)
+    raw = load_data(text)
     values = sorted((int(v) for v in raw["bucket_values"]), reverse=True)
     number = "(?:" + "|".join(str(v) for v in values) + ")"
     joiner = r"(?:\s{0,3}(?:,|、|/|&|\band\b|\bor\b|と|や)?\s{0,3})"

@@ -8,7 +8,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from diagnosis.datafile import load_data
 
 UNKNOWN = "unknown"
 
@@ -135,7 +135,7 @@ class FamilyTable:
 @cache
 def table() -> FamilyTable:
     text = resources.files("diagnosis.data").joinpath("families.yaml").read_text(encoding="utf-8")
-    raw = yaml.safe_load(text)
+    raw = load_data(text)
     defaults: dict[str, Any] = raw["defaults"]
     families: dict[str, Family] = {}
     variants: dict[str, tuple[_Variant, ...]] = {}
@@ -236,7 +236,7 @@ class Thresholds:
 @cache
 def thresholds() -> Thresholds:
     text = resources.files("diagnosis.data").joinpath("families.yaml").read_text(encoding="utf-8")
-    raw: dict[str, Any] = dict(yaml.safe_load(text)["thresholds"])
+    raw: dict[str, Any] = dict(load_data(text)["thresholds"])
     for name in ("preview_ok", "preview_frames_ok"):
         raw[name] = _table(raw[name], ())
     return Thresholds(**raw)

@@ -20,10 +20,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed
 from diagnosis.config.parse import MISSING, get_path, parse_config
+from diagnosis.datafile import load_data
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity
@@ -51,7 +50,7 @@ class _Order:
 @cache
 def _order() -> _Order:
     text = resources.files("diagnosis.data").joinpath("ladder.yaml").read_text(encoding="utf-8")
-    raw: dict[str, Any] = yaml.safe_load(text)
+    raw: dict[str, Any] = load_data(text)
     phases: dict[str, Any] = raw.get("phases", {})
     ruled_out: dict[str, Any] = raw.get("ruled_out", {})
     return _Order(

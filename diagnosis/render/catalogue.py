@@ -10,8 +10,7 @@ import string
 from functools import cache
 from typing import Any
 
-import yaml
-
+from diagnosis.datafile import load_data
 from locales import LANGUAGES, LOCALES_DIR
 
 DEFAULT_LANGUAGE = "en"
@@ -38,7 +37,7 @@ def catalogue(lang: str) -> dict[str, Entry]:
     folder = LOCALES_DIR / lang
     for path in sorted(folder.glob("*.yaml")):
         with path.open(encoding="utf-8") as fh:
-            _flatten(path.stem, yaml.safe_load(fh) or {}, out)
+            _flatten(path.stem, load_data(fh) or {}, out)
     return out
 
 
