@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from diagnosis.config.parse import parse_config
 from diagnosis.facts import build_facts, choose_config, choose_log, real_secrets, usable_vram
 from diagnosis.facts_model import Facts
+from diagnosis.facts_prose import read_prose
 from diagnosis.intake import read_case
 from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
 from diagnosis.limits import DEFAULT_LIMITS, Limits
@@ -93,14 +94,16 @@ def _diagnose(
         echoed = _config_from_log(logs, limits)
         if echoed is not None:
             configs = [echoed]
-    facts = build_facts(intake, configs, logs, gpu_vram_gib)
+    # The user's words are read once: the ladder re-checks every step against the same account.
+    hints = read_prose(intake.prose)
+    facts = build_facts(intake, configs, logs, gpu_vram_gib, hints=hints)
     findings, failed = run_rules(facts)
     ranked = rank_findings(drop_ruled_out(findings, facts), facts)
 
     def recheck(doc: ConfigDoc) -> list[Finding]:
         # The log and the user's account describe the config before the fix: re-check the config
         # alone, on the same card.
-        config_only = build_facts(intake, [doc], [], facts.vram_gib, situational=False)
+        config_only = build_facts(intake, [doc], [], facts.vram_gib, situational=False, hints=hints)
         return run_rules(config_only)[0]
 
     doc = choose_config(configs)

@@ -690,6 +690,7 @@ def build_facts(
     gpu_vram_gib: float | None,
     *,
     situational: bool = True,
+    hints: ProseHints | None = None,
 ) -> Facts:
     """Every piece of a case → Facts. With `situational=False` only the config and the card are read
     (the logs and the user's account of what happened describe the config before any fix)."""
@@ -697,7 +698,8 @@ def build_facts(
     doc = choose_config(configs)
     if doc is not None:
         _read_config(doc, facts)
-    hints = read_prose(intake.prose)
+    if hints is None:
+        hints = read_prose(intake.prose)
     if situational:
         _read_logs(logs, facts)
         _read_prose(hints, intake.prose, facts, situational=True)
