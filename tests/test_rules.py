@@ -9,6 +9,7 @@ import pytest
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import family_for
 from diagnosis.models import (
+    Applicability,
     ConfigError,
     Evidence,
     LogLine,
@@ -229,6 +230,15 @@ def test_text_encoder_cache_needs_caption_dropout_zero() -> None:
     edits = {e.path: e.value for e in found.edits}
     assert edits == {("train", "cache_text_embeddings"): True, ("datasets", 0, "caption_dropout_rate"): 0.0}
     assert found.params["te_name"].startswith("Qwen2.5-VL")
+    assert found.applicability == Applicability.CHANGES_RESULTS  # captions are never dropped now
+
+
+def test_text_encoder_cache_without_dropout_is_memory_only() -> None:
+    f = facts(arch="qwen_image", name="Qwen/Qwen-Image")
+    f.datasets[0].caption_dropout = 0.0
+    found = check("text_encoder_not_unloaded_or_cached", f)
+    assert [e.path for e in found.edits] == [("train", "cache_text_embeddings")]
+    assert found.applicability == Applicability.MEMORY_ONLY
 
 
 def test_text_encoder_already_cached() -> None:

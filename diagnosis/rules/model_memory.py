@@ -83,11 +83,15 @@ def check_text_encoder(f: Facts) -> Finding | None:
     if not (needed or unquantized_big):
         return None
     # The proposed fix is caching (memory only); unloading, which ignores the captions, is only
-    # mentioned as another way.
+    # mentioned as another way. Caching needs caption dropout 0, and dropping the dropout does change
+    # what is trained, so the step says so when it has to.
+    edits = _te_edits(f)
+    drops_dropout = any(e.path[-1] == "caption_dropout_rate" for e in edits)
     return TEXT_ENCODER.finding(
         evidence=ev(f, "cache_text_embeddings", "unload_text_encoder", "quantize_te", "arch"),
-        params=_te_params(f, False),
-        edits=_te_edits(f),
+        params={**_te_params(f, False), "drops_dropout": drops_dropout},
+        edits=edits,
+        applicability=Applicability.CHANGES_RESULTS if drops_dropout else None,
     )
 
 
