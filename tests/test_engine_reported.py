@@ -42,12 +42,16 @@ def test_text_encoder_already_cached_is_not_told_to_cache() -> None:
         assert "AI Toolkit" in text and "quantize_te" in text, lang
 
 
-def test_text_encoder_caching_fix_is_memory_only_and_names_the_encoder() -> None:
+def test_text_encoder_caching_fix_names_the_encoder_and_owns_up_to_the_dropout_change() -> None:
     finding = _finding(_report("106"), "text_encoder_not_unloaded_or_cached")
-    assert finding.applicability.value == "memory_only"
     assert finding.params["te_name"] == "T5-XXL"
     assert finding.params["cached"] is False
     assert any(e.path[-1] == "cache_text_embeddings" for e in finding.edits)
+    # 106 trains with caption dropout 0.05: caching needs 0, so the step changes what is trained
+    # (with dropout already 0 it is memory only: tests/test_rules.py).
+    assert any(e.path[-1] == "caption_dropout_rate" and e.value == 0.0 for e in finding.edits)
+    assert finding.applicability.value == "changes_results"
+    assert finding.params["drops_dropout"] is True
 
 
 def test_other_programs_the_user_mentions_have_no_measured_size() -> None:
