@@ -13,6 +13,7 @@ import discord
 
 # The parent covers every discord.* logger; the named ones are those that log payloads.
 LIBRARY_LOGGERS = ("discord", "discord.gateway", "discord.client", "discord.http")
+_EXCEPTION_FORMATTER = logging.Formatter()
 
 
 class RedactFilter(logging.Filter):
@@ -21,11 +22,20 @@ class RedactFilter(logging.Filter):
         self._secret = secret
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self._secret:
-            message = record.getMessage()
-            if self._secret in message:
-                record.msg = message.replace(self._secret, "REDACTED_TOKEN")
-                record.args = None
+        if not self._secret:
+            return True
+        message = record.getMessage()
+        if self._secret in message:
+            record.msg = message.replace(self._secret, "REDACTED_TOKEN")
+            record.args = None
+        # A traceback can quote the token too (an exception's message, a local in a frame); the
+        # formatter reuses `exc_text` when it is set, so the redacted text is what gets written.
+        if record.exc_info and not record.exc_text:
+            record.exc_text = _EXCEPTION_FORMATTER.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = record.exc_text.replace(self._secret, "REDACTED_TOKEN")
+        if record.stack_info:
+            record.stack_info = record.stack_info.replace(self._secret, "REDACTED_TOKEN")
         return True
 
 

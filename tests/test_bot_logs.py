@@ -67,3 +67,23 @@ def test_a_debug_run_logs_the_bots_own_debug_but_no_gateway_payload(
     assert "login with REDACTED_TOKEN" in err
     assert pasted not in err and "alice" not in err
     assert token not in err
+
+
+def test_the_token_is_redacted_from_a_logged_traceback() -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(RedactFilter("tok.en-789"))
+    logger = logging.getLogger("oomcheck.test.redact_traceback")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        try:
+            raise RuntimeError("login failed for tok.en-789")
+        except RuntimeError:
+            logger.exception("gateway error")
+    finally:
+        logger.removeHandler(handler)
+    text = stream.getvalue()
+    assert "tok.en-789" not in text
+    assert "RuntimeError: login failed for REDACTED_TOKEN" in text
+    assert "Traceback (most recent call last)" in text
