@@ -11,14 +11,18 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
 from diagnosis import diagnose
-from diagnosis.decode import decode_input
+from diagnosis.config.edit import apply_text_edits, plan_edits
+from diagnosis.config.parse import parse_config
+from diagnosis.decode import decode
 from diagnosis.limits import DEFAULT_LIMITS
 from diagnosis.models import Report
 from diagnosis.render import cli_message, render_cli, render_explain, render_rules
+from diagnosis.scrub import scrub
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -42,6 +46,8 @@ def read_input(path: Path, cap: int) -> bytes:
     """Read a file; one far larger than the cap is read head and tail (the error sits at the end)."""
     size = path.stat().st_size
     with path.open("rb") as fh:
+        if not path.is_file():
+            return fh.read(4 * cap)  # a pipe or device has no size to trust: bound it like stdin
         if size <= 2 * cap:
             return fh.read()
         head = fh.read(cap // 8)
@@ -127,6 +133,23 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 
 
+def _unredacted_fix(original: str, report: Report) -> str | None:
+    """Step 1's edits applied to the user's own text, when the engine only saw a redacted copy.
+
+    The file on the user's disk keeps its tokens and home paths: redaction protects replies, logs and
+    the bot's database, not the user's own config.
+    """
+    config = report.config
+    if config is None or not report.ladder:
+        return None
+    edits = report.ladder[0].edits
+    doc = parse_config(replace(config.piece, text=original))
+    planned = plan_edits(doc, edits) if doc.ok else []
+    if not planned:
+        return None
+    return apply_text_edits(original, planned).replace("\n", config.piece.newline)
+
+
 def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str, err: TextIO) -> None:
     corrected = report.corrected_config
     config = report.config
@@ -136,9 +159,15 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
     index = config.piece.input_index
     raw = args.paths[index] if index < len(args.paths) else "-"
     # Only a file that is the config and nothing else may be overwritten: a config cut out of a log or
-    # a message, or one whose secrets were replaced, is written beside it instead.
-    original, _ = decode_input(texts[index], DEFAULT_LIMITS.max_input_bytes)
-    whole_file = raw != "-" and original.rstrip("\n") == config.piece.text.rstrip("\n")
+    # a message is written beside it instead.
+    original = decode(texts[index], DEFAULT_LIMITS.max_input_bytes).text
+    redacted, secrets = scrub(original, config.piece.source)
+    whole_file = raw != "-" and redacted.rstrip("\n") == config.piece.text.rstrip("\n")
+    if whole_file and secrets:
+        corrected = _unredacted_fix(original, report)
+        if corrected is None:
+            err.write(cli_message("cli.nothing_to_fix", lang) + "\n")
+            return
     suffix = ".json" if config.format == "json" else ".yaml"
     if raw == "-":
         target = Path("oomcheck.fixed" + suffix)
@@ -150,6 +179,8 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
     if target.exists() and not (whole_file and args.in_place):
         err.write(cli_message("cli.fix_exists", lang, path=str(target)) + "\n")
         return
+    if args.in_place and not whole_file:
+        err.write(cli_message("cli.not_in_place", lang, path=raw) + "\n")
     target.write_text(corrected, encoding="utf-8", newline="")  # keep the config's own line breaks
     err.write(cli_message("cli.fix_written", lang, path=str(target)) + "\n")
 

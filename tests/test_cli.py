@@ -129,3 +129,24 @@ def test_help_comes_from_the_catalogue_in_the_user_language(
         out = capsys.readouterr().out
         assert expected in out
         assert "cli.help" not in out
+
+
+def test_fix_keeps_the_users_own_paths_and_tokens_in_their_file(tmp_path: Path) -> None:
+    original = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    original = original.replace('folder_path: "datasets/my_person"', 'folder_path: "/home/alice/datasets/me"')
+    assert "/home/alice/" in original
+    config = tmp_path / "job.yaml"
+    config.write_text(original, encoding="utf-8")
+    code, out, err = run("check", str(config), "--fix", "--in-place")
+    assert code == EXIT_FINDINGS
+    assert "alice" not in out and "alice" not in err  # the reply never shows the user name
+    written = config.read_text(encoding="utf-8")
+    assert written == original.replace(
+        "gradient_checkpointing: false # off", "gradient_checkpointing: true # off"
+    )
+
+
+def test_a_device_or_pipe_is_read_with_a_bound() -> None:
+    from oomcheck.cli import read_input
+
+    assert len(read_input(Path("/dev/zero"), 1024)) == 4 * 1024
