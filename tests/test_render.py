@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 
@@ -285,3 +286,14 @@ def test_a_pasted_token_alone_gets_the_revoke_notice_and_no_memory_talk() -> Non
     assert message("reply.secret.revoke", "ja") in reply.content
     assert message("reply.secret_kind.discord_token", "ja") in reply.content
     assert "✅" not in everything(reply)
+
+
+def test_cli_text_underlines_match_display_width() -> None:
+    for lang in ("en", "ja"):
+        lines = render_cli(CASES["flux_gc_off_step2"](), fmt="text", lang=lang).splitlines()
+        underlined = [(lines[i - 1], line) for i, line in enumerate(lines) if i and set(line) == {"-"}]
+        assert underlined
+        for title, underline in underlined:
+            wide = sum(1 for ch in title if unicodedata.east_asian_width(ch) in ("W", "F"))
+            assert len(underline) == min(60, len(title) + wide), (lang, title)
+    assert "Diagnosis\n---------\n" in render_cli(CASES["flux_gc_off_step2"](), fmt="text", lang="en")

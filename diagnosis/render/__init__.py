@@ -6,6 +6,7 @@ in `locales/_shared/templates/`. The CLI's Markdown is the same reply the bot po
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from diagnosis.models import Report
@@ -54,8 +55,13 @@ def _markdown(headline: str, sections: list[Section]) -> str:
 
 
 def _text(headline: str, sections: list[Section]) -> str:
-    parts = [headline] + [f"{s.title}\n{'-' * min(60, max(8, len(s.title) * 2))}\n{s.body}" for s in sections]
+    parts = [headline] + [f"{s.title}\n{'-' * min(60, display_width(s.title))}\n{s.body}" for s in sections]
     return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def display_width(text: str) -> int:
+    """Terminal columns: East Asian Wide and Fullwidth characters take two, the rest one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
 
 
 def _language(report: Report, lang: str | None) -> str:
