@@ -235,3 +235,22 @@ def test_the_gpu_is_asked_for_once(lang: str) -> None:
     assert message("reply.note.vram_assumed", lang, gib=24) not in text
     alone = Report([finding("gc_off", ERR, MEM)], [], oom_facts(), lang, False, notes=report.notes)
     assert message("reply.note.vram_assumed", lang, gib=24) in everything(render_discord(alone))
+
+
+def test_japanese_causes_put_the_subject_first_and_the_card_second() -> None:
+    for rid in RULE_IDS:
+        for field_ in ("title", "cause", "cause_plain"):
+            key = f"rules.{rid}.{field_}"
+            if key in catalogue("ja"):
+                assert not message(key, "ja").startswith("このカード"), key
+    high_rank = "LoRA のランク（64）がこのカードには高すぎること"
+    assert message("rules.high_rank.cause", "ja", rank=64) == high_rank
+    assert message("rules.no_low_vram.cause", "ja") == "大きなモデルなのに Low VRAM がオフになっていること"
+    assert "メモリ削減のみ" in message("reply.applicability.memory_only", "ja")
+
+
+def test_japanese_secret_sentence_names_the_kinds_first() -> None:
+    f = finding("secret_in_input", WARN, MEM, [], kinds="hf_token", count=2)
+    report = Report(findings=[f], ladder=[], facts=Facts(), language="ja", not_oom=False)
+    text = everything(render_discord(report, lang="ja"))
+    assert "Hugging Face のトークンが 2 件見つかりました。この返信には含めていません。" in text
