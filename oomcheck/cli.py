@@ -6,21 +6,19 @@ Exit status: 0 nothing found, 1 findings, 2 bad usage (an unreadable path, an un
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
 from diagnosis import diagnose
-from diagnosis.config.edit import apply_text_edits, plan_edits
-from diagnosis.config.parse import parse_config
 from diagnosis.decode import decode
 from diagnosis.limits import DEFAULT_LIMITS
-from diagnosis.models import Report
+from diagnosis.models import Report, SecretHit
 from diagnosis.render import cli_message, render_cli, render_explain, render_rules
 from diagnosis.scrub import scrub
 
@@ -133,21 +131,27 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 
 
-def _unredacted_fix(original: str, report: Report) -> str | None:
-    """Step 1's edits applied to the user's own text, when the engine only saw a redacted copy.
+def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list[SecretHit]) -> str:
+    """Put the user's own home paths back into the corrected file written on their disk.
 
-    The file on the user's disk keeps its tokens and home paths: redaction protects replies, logs and
-    the bot's database, not the user's own config.
+    Redaction protects replies, logs and the bot's database; a path on the user's own disk is theirs.
+    Tokens stay redacted even there: the reply tells the user to revoke them, and a config is no place
+    for one. Scrubbing never adds or removes a line, so unchanged lines map one to one.
     """
-    config = report.config
-    if config is None or not report.ladder:
-        return None
-    edits = report.ladder[0].edits
-    doc = parse_config(replace(config.piece, text=original))
-    planned = plan_edits(doc, edits) if doc.ok else []
-    if not planned:
-        return None
-    return apply_text_edits(original, planned).replace("\n", config.piece.newline)
+    original_lines, redacted_lines = original.split("\n"), redacted.split("\n")
+    if len(original_lines) != len(redacted_lines):
+        return corrected
+    keep_redacted = {hit.line for hit in hits if hit.kind != "home_path"}
+    corrected_lines = corrected.split("\n")
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(a=redacted_lines, b=corrected_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            out.extend(corrected_lines[j1:j2])
+            continue
+        for k in range(i1, i2):
+            out.append(redacted_lines[k] if k + 1 in keep_redacted else original_lines[k])
+    return "\n".join(out)
 
 
 def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str, err: TextIO) -> None:
@@ -163,11 +167,10 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
     original = decode(texts[index], DEFAULT_LIMITS.max_input_bytes).text
     redacted, secrets = scrub(original, config.piece.source)
     whole_file = raw != "-" and redacted.rstrip("\n") == config.piece.text.rstrip("\n")
-    if whole_file and secrets:
-        corrected = _unredacted_fix(original, report)
-        if corrected is None:
-            err.write(cli_message("cli.nothing_to_fix", lang) + "\n")
-            return
+    if whole_file and any(hit.kind == "home_path" for hit in secrets):
+        newline = config.piece.newline
+        lf = corrected.replace(newline, "\n")
+        corrected = _restore_home_paths(original, redacted, lf, secrets).replace("\n", newline)
     suffix = ".json" if config.format == "json" else ".yaml"
     if raw == "-":
         target = Path("oomcheck.fixed" + suffix)

@@ -150,3 +150,19 @@ def test_a_device_or_pipe_is_read_with_a_bound() -> None:
     from oomcheck.cli import read_input
 
     assert len(read_input(Path("/dev/zero"), 1024)) == 4 * 1024
+
+
+def test_fix_restores_home_paths_but_never_a_token(tmp_path: Path) -> None:
+    token = "hf_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"
+    original = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    original = original.replace('folder_path: "datasets/my_person"', 'folder_path: "/home/alice/datasets/me"')
+    original = original.replace("  trigger_word:", f"  hf_token: {token}\n      trigger_word:")
+    config = tmp_path / "job.yaml"
+    config.write_text(original, encoding="utf-8")
+    code, out, err = run("check", str(config), "--fix")
+    assert code == EXIT_FINDINGS
+    assert token not in out and token not in err
+    written = (tmp_path / "job.fixed.yaml").read_text(encoding="utf-8")
+    assert token not in written
+    assert '"/home/alice/datasets/me"' in written
+    assert "gradient_checkpointing: true # off" in written
