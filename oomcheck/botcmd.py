@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from bot.settings import BotSettings
 
@@ -38,11 +39,42 @@ def _env_name(field: str) -> str:
     return "DISCORD_TOKEN" if field == "token" else f"OOMCHECK_{field.upper()}"
 
 
+# Pydantic's own messages are English only; each error type the settings can raise has a text in
+# both languages, filled from the error's `ctx` (e.g. `ge` for greater_than_equal).
+PROBLEM_KEYS = {
+    kind: f"check_config.problem.{kind}"
+    for kind in (
+        "int_parsing",
+        "float_parsing",
+        "bool_parsing",
+        "greater_than",
+        "greater_than_equal",
+        "less_than_equal",
+        "literal_error",
+        "missing",
+        "value_error",
+        "path_type",
+        "list_type",
+    )
+}
+PROBLEM_FALLBACK = "check_config.problem.other"
+
+
+def _problem_text(problem: ErrorDetails, lang: str, say: Say) -> str:
+    kind = problem["type"]
+    params = {name: str(value) for name, value in problem.get("ctx", {}).items()}
+    key = PROBLEM_KEYS.get(kind)
+    if key is None:
+        return say(PROBLEM_FALLBACK, lang, type=kind)
+    return say(key, lang, **params)
+
+
 def invalid_lines(error: ValidationError, lang: str, say: Say = _say) -> list[str]:
     lines = [say("check_config.invalid_header", lang)]
     for problem in error.errors(include_url=False, include_input=False):
         field = str(problem["loc"][0]) if problem["loc"] else "?"
-        lines.append("  " + say("check_config.invalid", lang, name=_env_name(field), problem=problem["msg"]))
+        text = _problem_text(problem, lang, say)
+        lines.append("  " + say("check_config.invalid", lang, name=_env_name(field), problem=text))
     return lines
 
 

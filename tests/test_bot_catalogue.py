@@ -13,6 +13,7 @@ import yaml
 from discord import app_commands
 
 from bot.translator import CatalogueTranslator, key_str
+from oomcheck.botcmd import PROBLEM_FALLBACK, PROBLEM_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = [*sorted((ROOT / "bot").glob("*.py")), ROOT / "oomcheck" / "botcmd.py"]
@@ -52,6 +53,8 @@ def _keys_used() -> set[str]:
             first = node.args[0]
             options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
             used.update(o.value for o in options if isinstance(o, ast.Constant) and isinstance(o.value, str))
+    # Keys chosen by a pydantic error type are built in a table, not written at a call.
+    used.update(PROBLEM_KEYS.values(), {PROBLEM_FALLBACK})
     return used
 
 

@@ -87,6 +87,54 @@ def test_invalid_values_are_named_by_their_variable(monkeypatch: pytest.MonkeyPa
     assert "abc" not in text.split("problem=")[0]  # the value itself is not echoed as a name
 
 
+BAD_VALUES = {
+    "OOMCHECK_GUILD_IDS": "12, abc",
+    "OOMCHECK_HISTORY_DEPTH": "0",
+    "OOMCHECK_ENGINE_WORKERS": "99",
+    "OOMCHECK_DEFAULT_LANGUAGE": "fr",
+    "OOMCHECK_AUTO_MODE": "maybe",
+    "OOMCHECK_USER_COOLDOWN_SECONDS": "soon",
+    "OOMCHECK_RETENTION_DAYS": "0",
+}
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_invalid_values_are_explained_in_the_chosen_language(
+    monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    for name, value in BAD_VALUES.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError) as info:
+        BotSettings()
+    lines = invalid_lines(info.value, lang)
+    assert len(lines) == 1 + len(BAD_VALUES)
+    text = "\n".join(lines)
+    assert "Input should" not in text  # pydantic's own English
+    assert "check_config.problem" not in text  # every key found
+    by_name = {line.split(": ", 1)[0].strip(): line.split(": ", 1)[1] for line in lines[1:]}
+    assert by_name.keys() == {name for name in BAD_VALUES}
+    if lang == "ja":
+        assert by_name["OOMCHECK_HISTORY_DEPTH"] == "1 以上にしてください。"
+        assert by_name["OOMCHECK_ENGINE_WORKERS"] == "32 以下にしてください。"
+        assert by_name["OOMCHECK_DEFAULT_LANGUAGE"] == "'ja' or 'en' のいずれかを指定してください。"
+    else:
+        assert by_name["OOMCHECK_HISTORY_DEPTH"] == "must be 1 or more."
+        assert by_name["OOMCHECK_GUILD_IDS"] == "must be a whole number."
+
+
+def test_an_unmapped_error_type_falls_back_to_a_generic_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OOMCHECK_HISTORY_DEPTH", "0")
+    with pytest.raises(ValidationError) as info:
+        BotSettings()
+    errors = info.value.errors(include_url=False, include_input=False)
+    renamed = ValidationError.from_exception_data(
+        "BotSettings",
+        [{"type": "string_too_long", "loc": errors[0]["loc"], "input": "x", "ctx": {"max_length": 3}}],
+    )
+    lines = invalid_lines(renamed, "ja")
+    assert lines[1] == "  OOMCHECK_HISTORY_DEPTH: 正しい値ではありません (string_too_long)。"
+
+
 def test_check_lines_missing_token(tmp_path: Path) -> None:
     settings = BotSettings(database_path=tmp_path / "db.sqlite3")
     lines, ok = check_lines(settings, say)
