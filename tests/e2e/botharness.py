@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
 import discord
-import pytest
 
+from bot.app import create_bot
 from bot.settings import BotSettings
 
 from . import harness
@@ -43,11 +42,7 @@ class Bots:
         return BotSettings(_env_file=None, **values)
 
     async def start(self, **overrides: Any) -> harness.Running[discord.Client]:
-        try:
-            app = importlib.import_module("bot.app")
-        except ModuleNotFoundError:
-            pytest.skip("bot.app.create_bot has not landed yet")
-        client = app.create_bot(self.settings(**overrides), **harness.client_options())
+        client = create_bot(self.settings(**overrides), **harness.client_options())
         self.starts += 1
         self.current = await harness.start(client, self.fake)
         return self.current

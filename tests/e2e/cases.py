@@ -6,8 +6,6 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = (ROOT / "examples" / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
 LOG = (ROOT / "examples" / "flux_lora_24gb_oom.log").read_text(encoding="utf-8")
@@ -23,21 +21,6 @@ def fenced(text: str, lang: str = "yaml") -> str:
 def config_variant(batch: int) -> str:
     """The example config with another batch size (a different input that still needs the same fix)."""
     return CONFIG.replace("batch_size: 4 # was 1", f"batch_size: {batch} # was 1")
-
-
-def _engine_finds_gc_off() -> bool:
-    try:
-        from diagnosis import diagnose
-
-        report = diagnose([CONFIG])
-    except Exception:
-        return False
-    return any(f.rule_id == "gc_off" for f in report.findings)
-
-
-# The product's engine (H3) and renderer (H4) land in parallel with the bot; scenarios whose
-# assertions are about the diagnosis wait for them instead of asserting on a placeholder.
-requires_engine = pytest.mark.skipif(not _engine_finds_gc_off(), reason="the rule engine has not landed yet")
 
 
 def db_rows(path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from .botharness import Bots
-from .cases import CONFIG, FIX_LINE, requires_engine
+from .cases import CONFIG, FIX_LINE
 from .fakecord import FakeDiscord
 
-pytestmark = [pytest.mark.e2e, requires_engine]
+pytestmark = [pytest.mark.e2e]
 
 
 async def test_global_sync_and_a_global_slash_command(fake: FakeDiscord, bots: Bots) -> None:

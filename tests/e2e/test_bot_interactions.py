@@ -8,11 +8,11 @@ import re
 import pytest
 
 from .botharness import Bots
-from .cases import CHAT, CONFIG, FIX_LINE, LOG, PNG, db_rows, fenced, requires_engine
+from .cases import CHAT, CONFIG, FIX_LINE, LOG, PNG, db_rows, fenced
 from .fakecord import FakeDiscord, Interaction
 from .fakecord.payloads import Json
 
-pytestmark = [pytest.mark.e2e, requires_engine]
+pytestmark = [pytest.mark.e2e]
 
 EPHEMERAL = 64
 JAPANESE = re.compile(r"[\u3040-\u30ff]")

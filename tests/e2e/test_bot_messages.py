@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from .botharness import Bots
-from .cases import CHAT, CONFIG, FIX_LINE, LOG, PNG, config_variant, db_rows, fenced, requires_engine
+from .cases import CHAT, CONFIG, FIX_LINE, LOG, PNG, config_variant, db_rows, fenced
 from .fakecord import FakeDiscord, mentions_nothing
 from .fakecord.payloads import Json
 
-pytestmark = [pytest.mark.e2e, requires_engine]
+pytestmark = [pytest.mark.e2e]
 
 
 async def one_reply(fake: FakeDiscord, msg: Json, what: str = "a reply") -> Json:

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from .botharness import Bots
-from .cases import CHAT, CONFIG, config_variant, fenced, requires_engine
+from .cases import CHAT, CONFIG, config_variant, fenced
 from .fakecord import FakeDiscord, Person
 from .fakecord.payloads import Json
 
-pytestmark = [pytest.mark.e2e, requires_engine]
+pytestmark = [pytest.mark.e2e]
 
 
 async def wait_reply(fake: FakeDiscord, msg: Json) -> None:
