@@ -299,8 +299,14 @@ class OomBot(commands.Bot):
         now = time.time()
         kinds = kinds_of_report(prepared.report)
 
+        def scrub_all() -> tuple[tuple[str, str], ...]:
+            return tuple((i.source, self.engine.scrub(i.text, i.source)) for i in request.gathered.inputs)
+
+        # Scrubbing reads up to the input cap per input: engine work, so on the engine pool and
+        # under its timeout, like the diagnosis itself.
+        scrubbed = await self.run_engine(scrub_all)
+
         def persist() -> None:
-            scrubbed = tuple((i.source, self.engine.scrub(i.text, i.source)) for i in request.gathered.inputs)
             self.store.save_case(
                 Case(
                     reply_id=reply_id,
@@ -337,7 +343,7 @@ class OomBot(commands.Bot):
                     )
                 )
 
-        await asyncio.to_thread(persist)
+        await self.db(persist)
         log.info(
             "reply %s (guild=%s channel=%s source=%s step=%s): %s",
             reply_id,

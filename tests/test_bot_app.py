@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,6 +272,28 @@ async def test_only_scrubbed_text_reaches_the_database(bot: OomBot, tmp_path: Pa
     await bot.close()
     for path in tmp_path.iterdir():
         assert SECRET.encode() not in path.read_bytes(), path.name
+
+
+async def test_inputs_are_scrubbed_on_the_engine_pool(bot: OomBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[str] = []
+    scrub = bot.engine.scrub
+
+    def spying_scrub(text: str, source: str) -> str:
+        threads.append(threading.current_thread().name)
+        return scrub(text, source)
+
+    monkeypatch.setattr(bot.engine, "scrub", spying_scrub)
+    request = Request(
+        gathered=Gathered((SourcedText("message", CONFIG), SourcedText("log.txt", LOG))),
+        guild_id=1,
+        channel_id=HELP,
+        author_id=7,
+        source_id=556,
+    )
+    await bot.remember(await bot.prepare(request), 778)
+    assert len(threads) == 2
+    assert all(name.startswith("oomcheck-engine") for name in threads), threads
+    await bot.close()
 
 
 class PartialTarget:
