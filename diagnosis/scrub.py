@@ -163,6 +163,53 @@ def _find_openai(text: str, low: str) -> Iterator[_Candidate]:
 
 
 # --------------------------------------------------------------------------------------------------
+# Service tokens with a fixed prefix: GitHub (ghp_, gho_, ghu_, ghs_, ghr_), RunPod (rpa_),
+# Replicate (r8_). The prefix alone is too common in words, so the body must look random.
+
+_PREFIXED = re.compile(r"(?<![A-Za-z0-9_])(gh[pousr]|rpa|r8)_[A-Za-z0-9]{20,80}(?![A-Za-z0-9_])")
+_PREFIX_KIND = {"rpa": "runpod_key", "r8": "replicate_token"}
+
+
+def _find_prefixed(text: str, low: str) -> Iterator[_Candidate]:
+    if "gh" not in low and "rpa_" not in low and "r8_" not in low:
+        return
+    for m in _PREFIXED.finditer(text):
+        prefix = m.group(1)
+        body = m.group()[len(prefix) + 1 :]
+        has_digit = any(c.isdigit() for c in body)
+        if has_digit and any(c.isalpha() for c in body) and _distinct(body) >= 10:
+            kind = _PREFIX_KIND.get(prefix, "github_token")
+            yield _Candidate(m.start(), m.end(), f"{prefix}_REDACTED", kind, 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# HTTP credentials: `Authorization: Bearer <token>` and `https://user:password@host`.
+
+_BEARER = re.compile(r"[ \t]+([A-Za-z0-9._~+/=-]{12,2048})(?![A-Za-z0-9._~+/=-])")
+_URL_CREDENTIALS = re.compile(r"://[^\s/:@]{1,64}:([^\s/@]{1,128})@")
+
+
+def _find_bearer(text: str, low: str) -> Iterator[_Candidate]:
+    pos = low.find("bearer")
+    while pos >= 0:
+        m = _BEARER.match(text, pos + 6) if pos == 0 or not low[pos - 1].isalnum() else None
+        if m and _plausible_secret(m.group(1), 12):
+            yield _Candidate(m.start(1), m.end(1), "REDACTED_TOKEN", "bearer_token", 0)
+        pos = low.find("bearer", pos + 1)
+
+
+def _find_url_credentials(text: str, low: str) -> Iterator[_Candidate]:
+    if "@" not in text:
+        return
+    pos = text.find("://")
+    while pos >= 0:
+        m = _URL_CREDENTIALS.match(text, pos)
+        if m and not _is_placeholder(m.group(1)):
+            yield _Candidate(m.start(1), m.end(1), "REDACTED", "url_credentials", 0)
+        pos = text.find("://", pos + 3)
+
+
+# --------------------------------------------------------------------------------------------------
 # Assignments: HF_TOKEN=…, export WANDB_API_KEY=…, hf_token: …, api_key: "…" — found from the key's
 # last word (in the lower-cased text), then the value after `:` or `=`.
 
@@ -171,10 +218,18 @@ _VALUE = re.compile(r"[ \t]*[:=][ \t]*[\"']?([^\s\"'`#,;]{8,512})")
 _PLACEHOLDER_WORDS = ("your", "xxxx", "redacted", "example", "changeme", "here", "<", "${", "$(", "%")
 
 
-@lru_cache(maxsize=4096)  # pasted logs repeat the same line many times
-def _plausible_secret(value: str) -> bool:
+_LOOSE_KEYS = ("password", "secret")  # people pick these by hand: letters only, 8+ characters
+
+
+def _is_placeholder(value: str) -> bool:
     low = value.lower()
-    if any(w in low for w in _PLACEHOLDER_WORDS):
+    return any(w in low for w in _PLACEHOLDER_WORDS) or _distinct(value.strip("*")) <= 1
+
+
+@lru_cache(maxsize=4096)  # pasted logs repeat the same line many times
+def _plausible_secret(value: str, min_len: int, letters_only: bool = False) -> bool:
+    low = value.lower()
+    if _is_placeholder(value) or low in _LOOSE_KEYS:
         return False
     if value[0] in "/.~\\" or "://" in value or "\\" in value or value.isdigit():
         return False
@@ -182,7 +237,9 @@ def _plausible_secret(value: str) -> bool:
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
-    return len(value) >= 12 and has_digit and has_alpha and _distinct(value) >= 8
+    if letters_only and has_alpha and len(value) >= min_len:
+        return _distinct(value) >= 5
+    return len(value) >= min_len and has_digit and has_alpha and _distinct(value) >= 8
 
 
 def _find_assignments(text: str, low: str) -> Iterator[_Candidate]:
@@ -192,7 +249,7 @@ def _find_assignments(text: str, low: str) -> Iterator[_Candidate]:
             # `token` must start a word (hf_token, token); `_key` always follows one (API_KEY).
             starts_word = word.startswith("_") or pos == 0 or not low[pos - 1].isalnum()
             m = _VALUE.match(text, pos + len(word)) if starts_word else None
-            if m and _plausible_secret(m.group(1)):
+            if m and _plausible_secret(m.group(1), *((8, True) if word in _LOOSE_KEYS else (12, False))):
                 yield _Candidate(m.start(1), m.end(1), "REDACTED_TOKEN", "assignment", 1)
             pos = low.find(word, pos + 1)
 
@@ -207,6 +264,11 @@ _WIN_HOME = re.compile(
     r":(?<![A-Za-z0-9_][A-Za-z]:)(?<=[A-Za-z]:)(?:\\\\|\\|/)[Uu][Ss][Ee][Rr][Ss](?:\\\\|\\|/)"
     r"([^\\/:*?\"<>|\r\n\t]{1,64}?)(?=\\|/)"
 )
+_SEP = r"(?:\\\\|\\|/)"
+_WSL_MOUNT_HOME = re.compile(rf"/mnt/[A-Za-z]/[Uu]sers/({_NAME})(?![A-Za-z0-9._-])")
+_WSL_SHARE_HOME = re.compile(
+    rf"[Ww][Ss][Ll](?:\$|\.localhost){_SEP}[A-Za-z0-9._-]{{1,64}}{_SEP}home{_SEP}({_NAME})(?![A-Za-z0-9._-])"
+)
 _NOT_A_USER = {"user", "public", "default", "default user", "all users", "shared", "username", "<user>"}
 
 
@@ -216,6 +278,10 @@ def _find_home_paths(text: str, low: str) -> Iterator[_Candidate]:
         patterns.append(_UNIX_HOME)
     if "users" in low:
         patterns.append(_WIN_HOME)
+    if "/mnt/" in low:
+        patterns.append(_WSL_MOUNT_HOME)
+    if "wsl" in low:
+        patterns.append(_WSL_SHARE_HOME)
     for pattern in patterns:
         for m in pattern.finditer(text):
             if m.group(1).lower() not in _NOT_A_USER:
@@ -228,6 +294,9 @@ _DETECTORS: tuple[Callable[[str, str], Iterator[_Candidate]], ...] = (
     _find_wandb,
     _find_civitai,
     _find_openai,
+    _find_prefixed,
+    _find_bearer,
+    _find_url_credentials,
     _find_assignments,
     _find_home_paths,
 )

@@ -152,6 +152,11 @@ def test_notes_phases_and_labels_exist_with_their_params() -> None:
         "openai_key",
         "assignment",
         "home_path",
+        "github_token",
+        "runpod_key",
+        "replicate_token",
+        "bearer_token",
+        "url_credentials",
     ):
         assert f"reply.secret_kind.{kind}" in cat
 

@@ -184,3 +184,93 @@ def test_random_text_never_crashes_and_placeholders_are_yaml_safe(text: str) -> 
         assert not set(ph) & set("*&[]{}#'\"") and ": " not in ph
     again, _ = scrub(out, "fuzz")
     assert again == out
+
+
+GITHUB = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zQ7rS"
+RUNPOD = "rpa_K7M2Q9X4W1Z8B5N3C6V0L8J2H4G7F1D9S3A5P0"
+REPLICATE = "r8_Zq4Wx7Ec1Rv9Tb2Yn6Um3Ik8Ol5Pj0Ah4Sd7F"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind", "expected"),
+    [
+        (f"token {GITHUB} leaked", GITHUB, "github_token", "token ghp_REDACTED leaked"),
+        (f"RUNPOD key is {RUNPOD}", RUNPOD, "runpod_key", "RUNPOD key is rpa_REDACTED"),
+        (f"replicate: {REPLICATE}", REPLICATE, "replicate_token", "replicate: r8_REDACTED"),
+        (
+            "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc123XYZ' x",
+            "eyJhbGciOiJIUzI1NiJ9.abc123XYZ",
+            "bearer_token",
+            "curl -H 'Authorization: Bearer REDACTED_TOKEN' x",
+        ),
+        (
+            "git clone https://alice:s3cretPw@github.com/a/b",
+            "s3cretPw",
+            "url_credentials",
+            "git clone https://alice:REDACTED@github.com/a/b",
+        ),
+        (
+            "  password: correcthorsebattery",
+            "correcthorsebattery",
+            "assignment",
+            "  password: REDACTED_TOKEN",
+        ),
+        ("DB_SECRET=letmeinplease", "letmeinplease", "assignment", "DB_SECRET=REDACTED_TOKEN"),
+        ('secret: "Tr0ub4dor"', "Tr0ub4dor", "assignment", 'secret: "REDACTED_TOKEN"'),
+    ],
+)
+def test_more_secret_shapes_are_replaced(text: str, secret: str, kind: str, expected: str) -> None:
+    out, hits = scrub(text, "message 1")
+    assert secret not in out
+    assert out == expected
+    assert [h.kind for h in hits] == [kind]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("folder_path: /mnt/c/Users/alice/lora/set", "folder_path: /mnt/c/Users/USER/lora/set"),
+        (r"open \\wsl$\Ubuntu\home\dave\ai-toolkit", r"open \\wsl$\Ubuntu\home\USER\ai-toolkit"),
+        (
+            r'path: "\\\\wsl.localhost\\Ubuntu-22.04\\home\\dave\\x"',
+            r'path: "\\\\wsl.localhost\\Ubuntu-22.04\\home\\USER\\x"',
+        ),
+    ],
+)
+def test_wsl_home_folder_names_are_replaced(text: str, expected: str) -> None:
+    out, hits = scrub(text, "log")
+    assert out == expected
+    assert [h.kind for h in hits] == ["home_path"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password_file: /etc/app/pass",
+        "secret_sauce: true",
+        "he was the bearer of bad news",
+        "password: REDACTED_TOKEN",
+        "password: ********",
+        "secret: ${MY_SECRET}",
+        "password: changeme",
+        "url: https://user:REDACTED@host/x",
+        "see https://github.com/ostris/ai-toolkit",
+        "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "mount /mnt/c/Users/Public/x",
+    ],
+)
+def test_more_ordinary_text_is_left_alone(text: str) -> None:
+    out, hits = scrub(text, "message 1")
+    assert out == text
+    assert hits == []
+
+
+def test_new_placeholders_keep_yaml_structure() -> None:
+    doc = (
+        f"a:\n  password: hunterhunter\n  gh: {GITHUB}\n  url: https://u:p4ssw0rd@h/x\n"
+        "  auth: Bearer abcDEF123ghiJKL456\n  b: [1, 2]\n"
+    )
+    out, hits = scrub(doc, "c.yaml")
+    assert len(hits) == 4
+    loaded = yaml.safe_load(out)
+    assert loaded["a"]["b"] == [1, 2] and len(loaded["a"]) == 5
