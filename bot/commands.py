@@ -48,10 +48,14 @@ async def _history(bot: OomBot, channel: discord.abc.Messageable, author_id: int
     async for message in channel.history(limit=bot.settings.history_depth):
         if message.author.bot:
             continue
+        # Once the budget is spent, later messages still count by their text but no file is read.
         own = await gather_message(
-            message, cap=min(cap, max(budget, 0)), bot_user_id=bot.user.id if bot.user else None
+            message,
+            cap=min(cap, budget),
+            bot_user_id=bot.user.id if bot.user else None,
+            files=budget > 0,
         )
-        budget -= sum(len(i.text) for i in own.inputs if i.source != "message")
+        budget -= sum(len(i.text.encode()) for i in own.inputs if i.source != "message")
         messages.append((message, own))
 
     def classify() -> list[Candidate]:

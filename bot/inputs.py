@@ -99,9 +99,15 @@ def decode_text(data: bytes) -> str:
 
 
 async def gather_message(
-    message: discord.Message, *, cap: int, bot_user_id: int | None, bot_role_id: int | None = None
+    message: discord.Message,
+    *,
+    cap: int,
+    bot_user_id: int | None,
+    bot_role_id: int | None = None,
+    files: bool = True,
 ) -> Gathered:
-    """The message's own text (mentions of the bot and of its role removed) and its readable attachments."""
+    """The message's own text (mentions of the bot and of its role removed) and, with `files`, its
+    readable attachments."""
     inputs: list[SourcedText] = []
     content = message.content or ""
     if bot_user_id is not None:
@@ -109,6 +115,8 @@ async def gather_message(
     if content.strip():
         inputs.append(SourcedText("message", content))
     parts = [Gathered(tuple(inputs))]
+    if not files:
+        return parts[0]
     budget, taken = cap, 0
     for attachment in message.attachments:
         readable = is_text_attachment(attachment.filename, attachment.content_type)

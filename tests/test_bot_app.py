@@ -623,3 +623,67 @@ async def test_one_members_edits_take_one_engine_worker_at_a_time(
         assert engine.most == 1
     finally:
         await bot.close()
+
+
+@dataclass
+class FileAttachment:
+    filename: str
+    data: bytes
+    content_type: str | None = None
+    reads: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    async def read(self) -> bytes:
+        self.reads += 1
+        return self.data
+
+
+async def test_history_counts_its_budget_in_bytes(tmp_path: Path) -> None:
+    from bot.commands import _history
+
+    bot = await make_bot(tmp_path, input_cap_bytes=1024)  # two caps for the whole history: 2048 bytes
+    try:
+        alice = User(7)
+        japanese = ("あ" * 341).encode()  # 1023 bytes, 341 characters
+        files = [FileAttachment(f"{n}.log", japanese) for n in range(3)]
+        channel = HistoryChannel([Message("", alice, Channel(HELP), attachments=[f]) for f in files])
+        await _history(bot, channel, None)  # type: ignore[arg-type]
+        assert [f.reads for f in files] == [1, 1, 0]
+    finally:
+        await bot.close()
+
+
+async def test_history_stops_reading_files_once_the_budget_is_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot import inputs
+    from bot.commands import _history
+
+    opened: list[str] = []
+    read_attachment = inputs.read_attachment
+
+    async def counting_read(attachment: Any, *, cap: int) -> Gathered:
+        opened.append(attachment.filename)
+        return await read_attachment(attachment, cap=cap)
+
+    monkeypatch.setattr(inputs, "read_attachment", counting_read)
+    bot = await make_bot(tmp_path, input_cap_bytes=1024)
+    try:
+        alice = User(7)
+        full = [FileAttachment(f"{n}.log", b"x" * 1024) for n in range(2)]  # exactly the budget
+        later = [FileAttachment(f"late{n}.log", LOG.encode()) for n in range(3)]
+        channel = HistoryChannel(
+            [
+                *(Message("", alice, Channel(HELP), attachments=[f]) for f in full),
+                Message(CONFIG, alice, Channel(HELP), attachments=later),
+            ]
+        )
+        gathered = await _history(bot, channel, None)  # type: ignore[arg-type]
+        assert opened == ["0.log", "1.log"]
+        assert all(f.reads == 0 for f in later)
+        assert ("message 1", CONFIG) in [(i.source, i.text) for i in gathered.inputs]
+    finally:
+        await bot.close()
