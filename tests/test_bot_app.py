@@ -21,7 +21,7 @@ from bot.inputs import Gathered, SourcedText
 from bot.request import Request
 from bot.settings import BotSettings
 from bot.store import GuildSettings
-from tests.test_bot_fakes import FakeEngine
+from tests.bot_fakes import FakeEngine
 
 CONFIG = "job: extension\nconfig:\n  process:\n    - train:\n        batch_size: 4\n"
 LOG = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"

@@ -3,7 +3,7 @@ from __future__ import annotations
 import discord
 
 from bot.send import CONTENT_LIMIT, NO_MENTIONS, Outgoing, from_reply, from_text, with_notes
-from tests.test_bot_fakes import FakeReply, FakeReplyFile
+from tests.bot_fakes import FakeReply, FakeReplyFile
 
 
 def test_no_mentions_ever() -> None:
