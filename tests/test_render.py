@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
 
+from diagnosis import diagnose
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, Finding, Report, Severity
 from diagnosis.render import (
@@ -27,6 +29,7 @@ from diagnosis.render.escape import (
     discord_text,
     terminal_text,
 )
+from diagnosis.render.view import short_diff
 from diagnosis.rules import RULE_IDS
 from tests.golden.cases import CASES, corpus_config, finding
 
@@ -297,3 +300,23 @@ def test_cli_text_underlines_match_display_width() -> None:
             wide = sum(1 for ch in title if unicodedata.east_asian_width(ch) in ("W", "F"))
             assert len(underline) == min(60, len(title) + wide), (lang, title)
     assert "Diagnosis\n---------\n" in render_cli(CASES["flux_gc_off_step2"](), fmt="text", lang="en")
+
+
+def test_short_diff_hunks_count_lines_of_the_input_like_the_evidence() -> None:
+    case = Path(__file__).parent / "corpus" / "synthetic" / "110-kontext-1024-bucket-hf-token-in-config"
+    text = (case / "input.txt").read_text(encoding="utf-8")
+    report = diagnose([text], sources=["input.txt"], locale="en")
+    out = render_cli(report, fmt="markdown", lang="en")
+    hunks = re.findall(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@\n-(.*)$", out, re.M)
+    assert hunks
+    lines = text.splitlines()
+    for old_line, new_line, removed in hunks:
+        assert lines[int(old_line) - 1] == removed
+        assert f"input.txt, line {old_line}:" in out
+        assert old_line == new_line
+
+
+def test_short_diff_shifts_every_hunk_header() -> None:
+    diff = short_diff("a\nb\nc\nd\n", "a\nB\nc\nd\nE\n", offset=10)
+    assert diff is not None
+    assert re.findall(r"^@@ .* @@$", diff, re.M) == ["@@ -12 +12 @@", "@@ -14,0 +15 @@"]

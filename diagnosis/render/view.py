@@ -7,6 +7,7 @@ lines of the corrected config); the templates decide *how* it is said in each la
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -283,12 +284,26 @@ def excerpt(original: str, corrected: str, lang_tag: str) -> str | None:
     return "\n".join(out)
 
 
-def short_diff(original: str, corrected: str) -> str | None:
+_HUNK = re.compile(r"@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@")
+
+
+def _shift_hunk(line: str, offset: int) -> str:
+    m = _HUNK.fullmatch(line)
+    if m is None or not offset:
+        return line
+    old, new = int(m.group(1)) + offset, int(m.group(3)) + offset
+    return f"@@ -{old}{m.group(2)} +{new}{m.group(4)} @@"
+
+
+def short_diff(original: str, corrected: str, offset: int = 0) -> str | None:
+    """Changed lines only; hunk headers count from `offset`, so they match the evidence's line numbers."""
     old, new = original.splitlines(), corrected.splitlines()
     if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
         return None
     lines = [
-        ln for ln in difflib.unified_diff(old, new, n=0, lineterm="") if not ln.startswith(("---", "+++"))
+        _shift_hunk(ln, offset)
+        for ln in difflib.unified_diff(old, new, n=0, lineterm="")
+        if not ln.startswith(("---", "+++"))
     ]
     return "\n".join(lines[:MAX_DIFF_LINES]) or None
 
@@ -310,6 +325,7 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
     if report.config is None or shown is None or not shown.corrected_config:
         return None
     corrected = shown.corrected_config
+    piece = report.config.piece
     original = _base_text(
         report.config.piece.text, previous.corrected_config if previous else None, corrected
     )
@@ -322,7 +338,9 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
     return ConfigView(
         lang_tag,
         excerpt(original, corrected, lang_tag),
-        short_diff(original, corrected),
+        # The evidence quotes lines of the user's input, so the hunks count from there too; a config
+        # rebuilt from a log's echo has no lines of its own in the input.
+        short_diff(original, corrected, 0 if piece.from_log else piece.line_offset),
         name,
         corrected,
         any(marker in corrected for marker in _USER_MARKERS),
