@@ -246,7 +246,8 @@ def test_japanese_causes_put_the_subject_first_and_the_card_second() -> None:
     high_rank = "LoRA のランク（64）がこのカードには高すぎること"
     assert message("rules.high_rank.cause", "ja", rank=64) == high_rank
     assert message("rules.no_low_vram.cause", "ja") == "大きなモデルなのに Low VRAM がオフになっていること"
-    assert "メモリ削減のみ" in message("reply.applicability.memory_only", "ja")
+    # the applicability label is GLOSSARY.md's standard term
+    assert message("reply.applicability.memory_only", "ja") == "メモリだけに効く（学習結果は変わらない）"
 
 
 def test_japanese_secret_sentence_names_the_kinds_first() -> None:
