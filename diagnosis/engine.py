@@ -29,7 +29,7 @@ from diagnosis.models import (
     Report,
     Severity,
 )
-from diagnosis.rules import run_rules
+from diagnosis.rules import run_rules, spec_of
 
 _log = logging.getLogger(__name__)
 
@@ -61,8 +61,23 @@ def _config_from_log(logs: Sequence[LogFacts], limits: Limits) -> ConfigDoc | No
     return None
 
 
+def _gives_memory_advice(findings: Sequence[Finding]) -> bool:
+    """Does the reply give memory advice? Only then is an assumed card size worth mentioning (not
+    beside a YAML error or an error that is not an out-of-memory)."""
+    for finding in findings:
+        spec = spec_of(finding.rule_id)
+        if spec is not None and spec.oom_checklist:
+            return True
+    return False
+
+
 def _notes(
-    intake: Intake, configs: Sequence[ConfigDoc], logs: Sequence[LogFacts], facts: Facts, limits: Limits
+    intake: Intake,
+    configs: Sequence[ConfigDoc],
+    logs: Sequence[LogFacts],
+    facts: Facts,
+    findings: Sequence[Finding],
+    limits: Limits,
 ) -> list[Note]:
     notes: list[Note] = []
     if intake.truncated:
@@ -76,7 +91,8 @@ def _notes(
         notes.append(Note("limit_hit", {"limit": limit}))
     if facts.config_from_log:
         notes.append(Note("config_from_log"))
-    if facts.vram_source == "assumed" and (facts.has_config or facts.has_oom):
+    assumed = facts.vram_source == "assumed" and (facts.has_config or facts.has_oom)
+    if assumed and _gives_memory_advice(findings):
         notes.append(Note("vram_assumed", {"gib": int(facts.vram_gib or 24)}))
     return notes
 
@@ -108,7 +124,7 @@ def _diagnose(
 
     doc = choose_config(configs)
     ladder = build_ladder(ranked, doc, recheck, limits)
-    notes = _notes(intake, configs, logs, facts, limits)
+    notes = _notes(intake, configs, logs, facts, ranked, limits)
     notes += [Note("rule_failed", {"rule_id": rule_id}) for rule_id in failed]
     return Report(
         findings=ranked,

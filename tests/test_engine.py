@@ -182,3 +182,16 @@ def test_a_crlf_config_is_corrected_with_crlf_line_breaks() -> None:
     assert corrected is not None
     assert "gradient_checkpointing: true" in corrected
     assert "\n" not in corrected.replace("\r\n", "")
+
+
+def test_an_assumed_card_size_is_mentioned_only_when_a_finding_weighed_it() -> None:
+    from tests.conftest import CORPUS, EXAMPLES
+
+    config_only = diagnose([(EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")])
+    assert config_only.facts.vram_source == "assumed"
+    assert "vram_assumed" in [n.id for n in config_only.notes]
+
+    broken = next((CORPUS / "synthetic").glob("111-*")) / "input.txt"
+    report = diagnose([broken.read_text(encoding="utf-8")])
+    assert "yaml_invalid" in [f.rule_id for f in report.findings]
+    assert "vram_assumed" not in [n.id for n in report.notes]
