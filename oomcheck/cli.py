@@ -171,19 +171,23 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
         newline = config.piece.newline
         lf = corrected.replace(newline, "\n")
         corrected = _restore_home_paths(original, redacted, lf, secrets).replace("\n", newline)
+    # Overwriting a file whose token the corrected copy leaves out would lose it without a word.
+    holds_token = any(hit.kind != "home_path" for hit in secrets)
+    in_place = args.in_place and whole_file and not holds_token
     suffix = ".json" if config.format == "json" else ".yaml"
     if raw == "-":
         target = Path("oomcheck.fixed" + suffix)
-    elif whole_file and args.in_place:
+    elif in_place:
         target = Path(raw)
     else:
         path = Path(raw)
         target = path.with_name(f"{path.stem}.fixed{path.suffix if whole_file else suffix}")
-    if target.exists() and not (whole_file and args.in_place):
+    if target.exists() and not in_place:
         err.write(cli_message("cli.fix_exists", lang, path=str(target)) + "\n")
         return
-    if args.in_place and not whole_file:
-        err.write(cli_message("cli.not_in_place", lang, path=raw) + "\n")
+    if args.in_place and not in_place:
+        reason = "cli.not_in_place_token" if whole_file else "cli.not_in_place"
+        err.write(cli_message(reason, lang, path=raw) + "\n")
     target.write_text(corrected, encoding="utf-8", newline="")  # keep the config's own line breaks
     err.write(cli_message("cli.fix_written", lang, path=str(target)) + "\n")
 

@@ -166,3 +166,15 @@ def test_fix_restores_home_paths_but_never_a_token(tmp_path: Path) -> None:
     assert token not in written
     assert '"/home/alice/datasets/me"' in written
     assert "gradient_checkpointing: true # off" in written
+
+
+def test_in_place_never_overwrites_a_file_that_holds_a_token(tmp_path: Path) -> None:
+    token = "hf_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"
+    original = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    original = original.replace("  trigger_word:", f"  hf_token: {token}\n      trigger_word:")
+    config = tmp_path / "job.yaml"
+    config.write_text(original, encoding="utf-8")
+    _, _, err = run("check", str(config), "--fix", "--in-place", "--lang", "en")
+    assert config.read_text(encoding="utf-8") == original
+    assert "holds a token" in err and token not in err
+    assert token not in (tmp_path / "job.fixed.yaml").read_text(encoding="utf-8")
