@@ -648,6 +648,16 @@ def _read_vram(logs: Sequence[LogFacts], facts: Facts, prose_text: str, gpu_vram
     facts.vram_gib, facts.vram_source = ASSUMED_VRAM_GIB, "assumed"
 
 
+# What the user says happened: (hint holding the quote, fact set true, evidence key).
+_SAID: tuple[tuple[str, str, str], ...] = (
+    ("other_programs", "says_other_programs", "user_other_programs"),
+    ("te_not_released", "says_te_not_released", "user_te"),
+    ("te_cached", "says_te_cached", "user_te_cached"),
+    ("says_oom", "says_oom", "user_oom"),
+    ("host_killed", "says_host_killed", "user_host_killed"),
+)
+
+
 def _read_prose(hints: ProseHints, text: str, facts: Facts, *, situational: bool) -> None:
     facts.user_text = text
     if hints.regression:
@@ -658,24 +668,14 @@ def _read_prose(hints: ProseHints, text: str, facts: Facts, *, situational: bool
         facts.evidence["user_buckets"] = user_evidence(hints.buckets_quote or "")
     if not situational:
         return
-    if hints.other_programs:
-        facts.says_other_programs = True
-        facts.evidence["user_other_programs"] = user_evidence(hints.other_programs)
-    if hints.te_not_released:
-        facts.says_te_not_released = True
-        facts.evidence["user_te"] = user_evidence(hints.te_not_released)
-    if hints.te_cached:
-        facts.says_te_cached = True
-        facts.evidence["user_te_cached"] = user_evidence(hints.te_cached)
+    for hint, fact, evidence_key in _SAID:
+        quote = getattr(hints, hint)
+        if quote:
+            setattr(facts, fact, True)
+            facts.evidence[evidence_key] = user_evidence(quote)
     if hints.device_index is not None:
         facts.prose_device_index = hints.device_index
         facts.evidence["user_device"] = user_evidence(hints.device_quote or "")
-    if hints.says_oom:
-        facts.says_oom = True
-        facts.evidence["user_oom"] = user_evidence(hints.says_oom)
-    if hints.host_killed:
-        facts.says_host_killed = True
-        facts.evidence["user_host_killed"] = user_evidence(hints.host_killed)
     if hints.phase is not None:
         facts.prose_phase = hints.phase
         if facts.phase == Phase.UNKNOWN:
