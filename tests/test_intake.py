@@ -152,12 +152,23 @@ def test_corpus_piece_kinds(case: str, expected: list[PieceKind]) -> None:
 def test_every_corpus_input_reads_without_surprises() -> None:
     for path in sorted(CORPUS.glob("*/*/input.txt")):
         text = path.read_text(encoding="utf-8")
-        intake = read_case([text])
-        assert_offsets_exact(text, intake)
-        assert intake.language_hint in ("ja", "en", None)
-        for piece in intake.pieces:
-            if piece.kind != PieceKind.LOG:
-                assert parse_config(piece).data is not None or parse_config(piece).error is not None
+        assert_offsets_exact(text, read_case([text]))
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in (CORPUS / "synthetic").iterdir()))
+def test_scenario_language_and_config_match_their_labels(case: str) -> None:
+    meta = yaml.safe_load((CORPUS / "synthetic" / case / "meta.yaml").read_text(encoding="utf-8"))
+    intake = read_case([(CORPUS / "synthetic" / case / "input.txt").read_text(encoding="utf-8")])
+    assert intake.language_hint == meta["language"]
+    configs = [p for p in intake.pieces if p.kind != PieceKind.LOG]
+    if meta["config_shape"] == "none":
+        assert configs == []
+        return
+    assert len(configs) == 1
+    doc = parse_config(configs[0])
+    assert doc.ok is meta.get("config_parses", True)
+    first, _last = (int(n) for n in str(meta["config_lines"]).split("-"))
+    assert configs[0].line_offset + 1 == first
 
 
 def test_a_sentence_quoting_the_error_is_prose_too() -> None:
