@@ -122,7 +122,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         out.write(json.dumps(report_to_json(report).model_dump(), ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write(render_cli(report, fmt=args.format))
+        out.write(render_cli(report, fmt=args.format, fixing=args.fix))
         if args.diff and report.diff:
             out.write("\n" + report.diff)
 

@@ -178,3 +178,12 @@ def test_in_place_never_overwrites_a_file_that_holds_a_token(tmp_path: Path) -> 
     assert config.read_text(encoding="utf-8") == original
     assert "holds a token" in err and token not in err
     assert token not in (tmp_path / "job.fixed.yaml").read_text(encoding="utf-8")
+
+
+def test_the_reply_offers_fix_only_when_it_was_not_asked_for(tmp_path: Path) -> None:
+    config = tmp_path / "job.yaml"
+    config.write_bytes((EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_bytes())
+    _, plain, _ = run("check", str(config), "--lang", "en")
+    _, fixing, _ = run("check", str(config), "--lang", "en", "--fix")
+    assert "run the same command with --fix" in plain
+    assert "--fix" not in fixing

@@ -7,7 +7,6 @@ in `locales/_shared/templates/`. The CLI's Markdown is the same reply the bot po
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
 
 from diagnosis.models import Report
 from diagnosis.render.catalogue import message, normalise_language
@@ -16,6 +15,7 @@ from diagnosis.render.language import choose_language
 from diagnosis.render.templating import render_template
 from diagnosis.render.view import ReplyView, build_view
 from diagnosis.rules import RULE_IDS
+from diagnosis.rules import catalogue as rule_catalogue
 
 __all__ = [
     "DiscordReply",
@@ -31,7 +31,8 @@ __all__ = [
 
 
 def _sections(view: ReplyView, target: str, channel: str) -> tuple[str, list[Section]]:
-    """The reply's parts; `channel` ("discord" or "cli") only changes how the full file is offered."""
+    """The reply's parts; `channel` ("discord", "cli", "cli_fixing") only changes how the full file is
+    offered."""
     lang = view.lang
     headline = render_template("headline.j2", lang, target, v=view)
     sections: list[Section] = []
@@ -79,24 +80,22 @@ def render_discord(report: Report, *, lang: str | None = None, step: int = 1) ->
     return pack(headline, sections, files, _markdown(headline, sections), continued)
 
 
-def render_cli(report: Report, *, fmt: str = "text", lang: str | None = None, step: int = 1) -> str:
-    """`markdown` is the bot's reply in one piece; `text` is the same reply for a terminal."""
+def render_cli(
+    report: Report, *, fmt: str = "text", lang: str | None = None, step: int = 1, fixing: bool = False
+) -> str:
+    """`markdown` is the bot's reply in one piece; `text` is the same reply for a terminal.
+
+    `fixing`: the command is writing the corrected file itself (--fix), so the reply does not offer it.
+    """
     view = build_view(report, _language(report, lang), step)
+    channel = "cli_fixing" if fixing else "cli"
     if fmt == "markdown":
-        return _markdown(*_sections(view, "discord", "cli"))
-    return _text(*_sections(view, "text", "cli"))
+        return _markdown(*_sections(view, "discord", channel))
+    return _text(*_sections(view, "text", channel))
 
 
 def _applicability() -> dict[str, str]:
-    try:
-        from diagnosis.rules import catalogue as rule_catalogue  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return {}
-    out: dict[str, str] = {}
-    for spec in rule_catalogue():
-        value: Any = getattr(spec, "applicability", None)
-        out[str(spec.id)] = str(getattr(value, "value", value)) if value is not None else ""
-    return out
+    return {spec.id: spec.applicability.value for spec in rule_catalogue()}
 
 
 def _target(fmt: str) -> str:
