@@ -114,7 +114,7 @@ def _step_of(finding: Finding, report: Report) -> int | None:
 
 def report_to_json(report: Report) -> ReportOut:
     facts = report.facts
-    fatal = getattr(facts, "fatal", None)
+    fatal = facts.fatal
     findings = [
         FindingOut(
             id=f.rule_id,
@@ -128,28 +128,26 @@ def report_to_json(report: Report) -> ReportOut:
         for f in report.findings
     ]
     facts_out = FactsOut(
-        phase=str(getattr(facts, "phase", "unknown")),
-        step=getattr(facts, "step", None),
-        total_steps=getattr(facts, "total_steps", None),
-        step_part=None if getattr(facts, "step_part", None) is None else str(facts.step_part),
-        oom_kind=getattr(facts, "oom_kind", None),
-        caught_ooms=getattr(facts, "caught_ooms", 0),
+        phase=facts.phase.value,
+        step=facts.step,
+        total_steps=facts.total_steps,
+        step_part=None if facts.step_part is None else facts.step_part.value,
+        oom_kind=facts.oom_kind,
+        caught_ooms=facts.caught_ooms,
         gpu_total_gib=_gib(fatal.total_bytes) if fatal else None,
         gpu_free_gib=_gib(fatal.free_bytes) if fatal else None,
-        gpu_name=getattr(facts, "gpu_name", None),
-        vram_gib=getattr(facts, "vram_gib", None),
-        vram_source=getattr(facts, "vram_source", None),
+        gpu_name=facts.gpu_name,
+        vram_gib=facts.vram_gib,
+        vram_source=facts.vram_source,
         tried_to_allocate_gib=_gib(fatal.tried_bytes) if fatal else None,
         process_in_use_gib=_gib(fatal.process_bytes) if fatal else None,
         allocated_gib=_gib(fatal.allocated_bytes) if fatal else None,
         reserved_unallocated_gib=_gib(fatal.reserved_unallocated_bytes) if fatal else None,
-        other_processes=[
-            ProcessOut(pid=p.pid, gib=_gib(p.bytes)) for p in getattr(facts, "other_processes", [])
-        ],
-        family=getattr(facts, "family", None),
-        arch=getattr(facts, "arch", None),
-        os=getattr(facts, "os", None),
-        not_oom_kind=getattr(facts, "not_oom_kind", None),
+        other_processes=[ProcessOut(pid=p.pid, gib=_gib(p.bytes)) for p in facts.other_processes],
+        family=facts.family,
+        arch=facts.arch,
+        os=facts.os,
+        not_oom_kind=facts.not_oom_kind,
     )
     return ReportOut(
         language=report.language,

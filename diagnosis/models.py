@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # facts_model imports this module: the name is for type checkers only
+    from diagnosis.facts_model import Facts
 
 # A path into a parsed config: mapping keys and list indexes, e.g. ("config", "process", 0, "train").
 KeyPath = tuple[str | int, ...]
@@ -310,7 +313,7 @@ class Note:
 class Report:
     findings: list[Finding]
     ladder: list[LadderStep]
-    facts: Any  # diagnosis.facts.Facts (kept loose here to avoid an import cycle)
+    facts: Facts
     language: str  # "ja" or "en": what the reply should be written in
     not_oom: bool
     config: ConfigDoc | None = None

@@ -169,7 +169,7 @@ def test_gc_one_liner_only_when_gc_is_involved() -> None:
 def test_clean_report_and_empty_report_still_answer() -> None:
     reply = render_discord(Report([], [], Facts(), "en", False), lang="en")
     assert reply.content == "**" + message("reply.headline.clean", "en") + "**"
-    assert render_cli(Report([], [], None, "ja", False)).strip()
+    assert render_cli(Report([], [], Facts(), "ja", False)).strip()
 
 
 def test_unknown_params_and_missing_facts_do_not_leak_placeholders() -> None:

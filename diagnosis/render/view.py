@@ -106,14 +106,10 @@ def size_text(n: int | None) -> str | None:
     return f"{n / 1024**2:.2f} MiB"
 
 
-def _facts_get(report: Report, name: str, default: Any = None) -> Any:
-    return getattr(report.facts, name, default) if report.facts is not None else default
-
-
 def _fatal(report: Report) -> OomEvent | None:
     if report.log is not None and report.log.fatal is not None:
         return report.log.fatal
-    fatal = _facts_get(report, "fatal")
+    fatal = report.facts.fatal
     if isinstance(fatal, OomEvent):
         return fatal
     if report.log is not None and report.log.events:
@@ -357,22 +353,20 @@ def _notes(report: Report, question: list[str]) -> list[tuple[str, dict[str, Any
 
 def _context(report: Report, by_id: dict[str, Finding]) -> dict[str, Any]:
     ctx: dict[str, Any] = {}
-    label = _facts_get(report, "family_label")
+    label = report.facts.family_label
     if label:
         ctx["family_label"] = label
-    if _facts_get(report, "config_parsed", False):
-        if _facts_get(report, "gc_explicit", False) and not _facts_get(
-            report, "gradient_checkpointing", True
-        ):
+    if report.facts.config_parsed:
+        if report.facts.gc_explicit and not report.facts.gradient_checkpointing:
             ctx["gc_off"] = True
-        batch = _facts_get(report, "batch_size")
+        batch = report.facts.batch_size
         if isinstance(batch, int) and batch > 1:
             ctx["batch_size"] = batch
-        bucket = _facts_get(report, "max_bucket")
+        bucket = report.facts.max_bucket
         if isinstance(bucket, int):
             ctx["max_bucket"] = bucket
-    vram = _facts_get(report, "vram_gib")
-    if isinstance(vram, int | float) and _facts_get(report, "vram_source") not in (None, "assumed"):
+    vram = report.facts.vram_gib
+    if isinstance(vram, int | float) and report.facts.vram_source not in (None, "assumed"):
         ctx["vram"] = f"{vram:g}"
     return ctx
 
@@ -421,11 +415,11 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     for f in report.findings:
         by_id.setdefault(f.rule_id, f)
     fatal = _fatal(report)
-    oom_kind = _facts_get(report, "oom_kind") or (fatal.kind.value if fatal else None)
-    has_oom = bool(_facts_get(report, "has_oom", False) or fatal is not None)
-    phase_value = _facts_get(report, "phase", Phase.UNKNOWN)
+    oom_kind = report.facts.oom_kind or (fatal.kind.value if fatal else None)
+    has_oom = bool(report.facts.has_oom or fatal is not None)
+    phase_value = report.facts.phase
     phase = str(getattr(phase_value, "value", phase_value) or "unknown")
-    step_no = _facts_get(report, "step")
+    step_no = report.facts.step
     step_no = step_no if isinstance(step_no, int) else None
     primary = _primary(report, by_id)
 
@@ -486,7 +480,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         shown_step=shown_index,
         total_steps=total,
         step_view=step_view,
-        has_config=report.config is not None or bool(_facts_get(report, "config_parsed", False)),
+        has_config=report.config is not None or bool(report.facts.config_parsed),
         secret_kinds=_secret_kinds(by_id.get("secret_in_input")),
         rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
     )
