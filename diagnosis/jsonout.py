@@ -1,6 +1,8 @@
 """The JSON form of a report (`oomcheck check --format json`), as DESIGN.md specifies it.
 
 Pydantic models at this boundary make the schema explicit and keep it stable for scripts and tests.
+The CLI prints `diagnosis.jsondoc.report_to_dict` directly (no pydantic import on its path); this
+module validates that same dict, so the models and the printed document are one mapping.
 """
 
 from __future__ import annotations
@@ -9,13 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from diagnosis.models import Finding, Report, format_path
-
-_GIB = 1024**3
-
-
-def _gib(value: int | None) -> float | None:
-    return None if value is None else round(value / _GIB, 2)
+from diagnosis.jsondoc import report_to_dict
+from diagnosis.models import Report
 
 
 class EvidenceOut(BaseModel):
@@ -91,75 +88,6 @@ class ReportOut(BaseModel):
     secrets_found: int
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    return str(value)
-
-
-def _edits(edits: list[Any]) -> list[EditOut]:
-    return [EditOut(path=format_path(e.path), value=_jsonable(e.value)) for e in edits]
-
-
-def _step_of(finding: Finding, report: Report) -> int | None:
-    for step in report.ladder:
-        if finding.rule_id in step.rule_ids:
-            return step.number
-    return None
-
-
 def report_to_json(report: Report) -> ReportOut:
-    facts = report.facts
-    fatal = facts.fatal
-    findings = [
-        FindingOut(
-            id=f.rule_id,
-            severity=f.severity.value,
-            applicability=f.applicability.value,
-            step=_step_of(f, report),
-            evidence=[EvidenceOut(source=e.source, line=e.line, text=e.text) for e in f.evidence],
-            params=_jsonable(f.params),
-            edits=_edits(f.edits),
-        )
-        for f in report.findings
-    ]
-    facts_out = FactsOut(
-        phase=facts.phase.value,
-        step=facts.step,
-        total_steps=facts.total_steps,
-        step_part=None if facts.step_part is None else facts.step_part.value,
-        oom_kind=facts.oom_kind,
-        caught_ooms=facts.caught_ooms,
-        gpu_total_gib=_gib(fatal.total_bytes) if fatal else None,
-        gpu_free_gib=_gib(fatal.free_bytes) if fatal else None,
-        gpu_name=facts.gpu_name,
-        vram_gib=facts.vram_gib,
-        vram_source=facts.vram_source,
-        tried_to_allocate_gib=_gib(fatal.tried_bytes) if fatal else None,
-        process_in_use_gib=_gib(fatal.process_bytes) if fatal else None,
-        allocated_gib=_gib(fatal.allocated_bytes) if fatal else None,
-        reserved_unallocated_gib=_gib(fatal.reserved_unallocated_bytes) if fatal else None,
-        other_processes=[ProcessOut(pid=p.pid, gib=_gib(p.bytes)) for p in facts.other_processes],
-        family=facts.family,
-        arch=facts.arch,
-        os=facts.os,
-        not_oom_kind=facts.not_oom_kind,
-    )
-    return ReportOut(
-        language=report.language,
-        not_oom=report.not_oom,
-        findings=findings,
-        ladder=[
-            StepOut(step=s.number, rule_ids=s.rule_ids, edits=_edits(s.edits), verified=s.verified)
-            for s in report.ladder
-        ],
-        facts=facts_out,
-        corrected_config=report.corrected_config,
-        diff=report.diff,
-        notes=[NoteOut(id=n.id, params=_jsonable(n.params)) for n in report.notes],
-        secrets_found=report.secrets_found,
-    )
+    """The report as the published models: the CLI's plain document, validated against them."""
+    return ReportOut.model_validate(report_to_dict(report))

@@ -6,26 +6,31 @@ Exit status: 0 nothing found, 1 findings, 2 bad usage (an unreadable path, an un
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
+import functools
 import math
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from diagnosis import diagnose
-from diagnosis.decode import decode
 from diagnosis.limits import DEFAULT_LIMITS
-from diagnosis.models import Report, SecretHit
-from diagnosis.render import cli_message, render_cli, render_explain, render_rules
-from diagnosis.scrub import scrub
+
+# Start-up time is part of the product (issue #8): each command imports only what its path needs,
+# so the engine, the templates, the catalogues and the JSON document are imported where they are used.
+if TYPE_CHECKING:
+    from diagnosis.models import Report, SecretHit
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 MAX_GPU_VRAM_GIB = 1024.0
+
+
+def cli_message(key: str, lang: str, **params: object) -> str:
+    from diagnosis.render import cli_message as message
+
+    return message(key, lang, **params)
 
 
 def _env_language() -> str:
@@ -53,15 +58,43 @@ def read_input(path: Path, cap: int) -> bytes:
         return head + b"\n" + fh.read()
 
 
+class _HelpKey(str):
+    """A catalogue key standing for a help text: it is looked up only when help is printed."""
+
+    __slots__ = ()
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, *, lang: str) -> None:
+        super().__init__(prog)
+        self._lang = lang
+
+    def _text(self, text: str) -> str:
+        return cli_message(f"cli.help.{text}", self._lang) if isinstance(text, _HelpKey) else text
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        return self._text(action.help or "")
+
+    def add_text(self, text: str | None) -> None:
+        super().add_text(None if text is None else self._text(text))
+
+
 def _build_parser(lang: str) -> argparse.ArgumentParser:
+    # Every help text comes from the catalogue; reading it costs a YAML load that a plain
+    # `oomcheck check` never needs, so the parser carries keys and the formatter resolves them.
+    formatter = functools.partial(_HelpFormatter, lang=lang)
+
     def h(key: str) -> str:
-        return cli_message(f"cli.help.{key}", lang)
+        return _HelpKey(key)
+
+    def add_parser(name: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=h(name), formatter_class=formatter)
 
     langs = ("auto", "ja", "en")
-    parser = argparse.ArgumentParser(prog="oomcheck", description=h("description"))
+    parser = argparse.ArgumentParser(prog="oomcheck", description=h("description"), formatter_class=formatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    check = sub.add_parser("check", help=h("check"))
+    check = add_parser("check")
     check.add_argument("paths", nargs="+", help=h("paths"))
     check.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
     check.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=h("format"))
@@ -70,14 +103,14 @@ def _build_parser(lang: str) -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help=h("fix"))
     check.add_argument("--in-place", action="store_true", help=h("in_place"))
 
-    rules = sub.add_parser("rules", help=h("rules"))
+    rules = add_parser("rules")
     rules.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
 
-    explain = sub.add_parser("explain", help=h("explain"))
+    explain = add_parser("explain")
     explain.add_argument("rule_id", help=h("rule_id"))
     explain.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
 
-    bot = sub.add_parser("bot", help=h("bot"))
+    bot = add_parser("bot")
     bot.add_argument("--check-config", action="store_true", help=h("check_config"))
     bot.add_argument("--health", action="store_true", help=h("health"))
     return parser
@@ -109,6 +142,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_USAGE
         sources.append(path.name)
 
+    from diagnosis import diagnose
+
     report: Report = diagnose(
         texts,
         locale=None if args.lang == "auto" else args.lang,
@@ -117,11 +152,14 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
 
     if args.format == "json":
-        # pydantic is only needed for JSON; importing it lazily keeps the terminal start-up short
-        from diagnosis.jsonout import report_to_json
+        import json
 
-        out.write(json.dumps(report_to_json(report).model_dump(), ensure_ascii=False, indent=2) + "\n")
+        from diagnosis.jsondoc import report_to_dict
+
+        out.write(json.dumps(report_to_dict(report), ensure_ascii=False, indent=2) + "\n")
     else:
+        from diagnosis.render import render_cli
+
         out.write(render_cli(report, fmt=args.format, fixing=args.fix))
         if args.diff and report.diff:
             out.write("\n" + report.diff)
@@ -138,6 +176,8 @@ def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list
     Tokens stay redacted even there: the reply tells the user to revoke them, and a config is no place
     for one. Scrubbing never adds or removes a line, so unchanged lines map one to one.
     """
+    import difflib
+
     original_lines, redacted_lines = original.split("\n"), redacted.split("\n")
     if len(original_lines) != len(redacted_lines):
         return corrected
@@ -160,6 +200,9 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
     if corrected is None or config is None:
         err.write(cli_message("cli.nothing_to_fix", lang) + "\n")
         return
+    from diagnosis.decode import decode
+    from diagnosis.scrub import scrub
+
     index = config.piece.input_index
     raw = args.paths[index] if index < len(args.paths) else "-"
     # Only a file that is the config and nothing else may be overwritten: a config cut out of a log or
@@ -204,9 +247,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     if args.command == "check":
         return _check(args, out, err)
     if args.command == "rules":
+        from diagnosis.render import render_rules
+
         out.write(render_rules(_message_language(args.lang), fmt="text"))
         return EXIT_CLEAN
     if args.command == "explain":
+        from diagnosis.render import render_explain
+
         lang = _message_language(args.lang)
         text = render_explain(args.rule_id, lang, fmt="text")
         if text is None:

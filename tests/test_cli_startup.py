@@ -1,0 +1,61 @@
+"""What `oomcheck check` imports: each output format loads only what it needs (issue #8, start-up).
+
+A fresh interpreter runs the command and prints the modules it ended up with; a library pulled in
+by an import at the top of a module, on a path that does not use it, shows up here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import EXAMPLES, ROOT
+
+CONFIG = EXAMPLES / "flux_lora_24gb_gc_off.yaml"
+LOG = EXAMPLES / "flux_lora_24gb_oom.log"
+
+_PROBE = """
+import contextlib, io, json, sys
+from oomcheck.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main(sys.argv[1:], out=io.StringIO(), err=io.StringIO())
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def modules_after(*argv: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["code"] in (0, 1), done.stderr
+    return set(result["modules"])
+
+
+def packages(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+@pytest.mark.parametrize("path", [CONFIG, LOG], ids=["config", "log"])
+def test_json_output_needs_neither_pydantic_nor_the_templates_nor_the_catalogues(path: object) -> None:
+    loaded = modules_after("check", str(path), "--format", "json")
+    assert "diagnosis.engine" in loaded  # the probe did run the engine
+    assert {"pydantic", "pydantic_core", "jinja2", "markupsafe", "bot", "discord"}.isdisjoint(
+        packages(loaded)
+    )
+    assert not any(name.startswith("diagnosis.render") for name in loaded)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_terminal_output_never_loads_pydantic_or_the_bot(fmt: str) -> None:
+    loaded = modules_after("check", str(CONFIG), "--format", fmt)
+    assert "diagnosis.render.templating" in loaded
+    assert {"pydantic", "pydantic_core", "bot", "discord", "aiosqlite"}.isdisjoint(packages(loaded))
