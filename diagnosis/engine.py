@@ -103,6 +103,7 @@ def _diagnose(
     gpu_vram_gib: float | None,
     sources: Sequence[str] | None,
     limits: Limits,
+    steps: int | None,
 ) -> Report:
     intake = read_case(inputs, sources, limits)
     configs, logs = _parse_pieces(intake, limits)
@@ -123,7 +124,7 @@ def _diagnose(
         return run_rules(config_only)[0]
 
     doc = choose_config(configs)
-    ladder = build_ladder(ranked, doc, recheck, limits)
+    ladder = build_ladder(ranked, doc, recheck, limits, steps)
     notes = _notes(intake, configs, logs, facts, ranked, limits)
     notes += [Note("rule_failed", {"rule_id": rule_id}) for rule_id in failed]
     return Report(
@@ -167,10 +168,15 @@ def diagnose(
     gpu_vram_gib: float | None = None,
     sources: Sequence[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    steps: int | None = None,
 ) -> Report:
-    """Texts in (a message, attachments, a thread's recent messages), a Report out; never raises."""
+    """Texts in (a message, attachments, a thread's recent messages), a Report out; never raises.
+
+    `steps`: how many ladder steps get a written, verified corrected config (None: every step). The
+    ladder itself (which steps, in which order) is the same whatever the number.
+    """
     try:
-        return _diagnose(inputs, locale, gpu_vram_gib, sources, limits)
+        return _diagnose(inputs, locale, gpu_vram_gib, sources, limits, steps)
     except Exception:
         _log.exception("diagnosis failed; answering with input_incomplete")
         return _fallback(locale, gpu_vram_gib)

@@ -5,15 +5,19 @@ not an OOM, the host ran out); then the findings that are errors in this phase, 
 then the other errors, warnings and tips by their base rank; findings that the phase rules out as the
 cause (GC for an OOM while loading) go last.
 
-Each step with edits is applied to the config text left by the steps before it, re-parsed and
-re-checked on the config alone: the edited keys must hold the new values, the step's findings must be
-gone and no new finding may appear. Only then does the step carry a corrected config and a diff.
+Each step's edits are applied to the config data left by the steps before it and re-checked on the
+config alone: the step's findings must be gone and no new finding may appear, or the step does not
+count as a change (later steps build on the config without it). The first steps (all of them unless
+the caller asks for fewer) are then written as text: the edits are applied to the text of the step
+before, the result is parsed again, and it must hold exactly the re-checked data. Only then does the
+step carry a corrected config and a diff.
 """
 
 from __future__ import annotations
 
 import difflib
 import logging
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -21,11 +25,11 @@ from importlib import resources
 from typing import Any
 
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed
-from diagnosis.config.parse import MISSING, get_path, parse_config
+from diagnosis.config.parse import parse_config
 from diagnosis.datafile import load_data
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
-from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity
+from diagnosis.models import ConfigDoc, ConfigEdit, ConfigShape, Finding, LadderStep, OomKind, Phase, Severity
 
 _log = logging.getLogger(__name__)
 
@@ -136,20 +140,71 @@ def _diff(before: str, after: str, source: str) -> str:
     return "".join(out)
 
 
-def _values_hold(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> bool:
-    for edit in edits:
-        value = get_path(doc.data, tuple(doc.process_path) + tuple(edit.path))
-        # True == 1 in Python; the corrected file must hold a boolean where a boolean was meant.
-        if value is MISSING or value != edit.value or isinstance(value, bool) != isinstance(edit.value, bool):
-            return False
-    return True
+class _CannotEdit(Exception):
+    """An edit's path runs through something that is not a mapping or an existing list item."""
+
+
+def _with_edit(node: Any, path: Sequence[Any], value: Any) -> Any:
+    """A copy of `node` with `path` set to `value`; only the containers on the path are copied."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(node, dict) and isinstance(head, str):
+        copy = dict(node)
+        child = node.get(head)
+        # A missing or empty section is created, as the text planner inserts it.
+        copy[head] = _with_edit({} if child is None and rest else child, rest, value)
+        return copy
+    if isinstance(node, list) and isinstance(head, int) and 0 <= head < len(node):
+        items = list(node)
+        items[head] = _with_edit(node[head], rest, value)
+        return items
+    raise _CannotEdit
+
+
+def _with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None:
+    """`doc` with the edits applied to its data (its text is left as it was), or None."""
+    if not doc.ok or doc.limits_hit or (doc.shape == ConfigShape.FULL_JOB and not doc.process_path):
+        return None  # the text planner skips these too
+    data = doc.data
+    try:
+        for edit in edits:
+            data = _with_edit(data, (*doc.process_path, *edit.path), edit.value)
+    except _CannotEdit:
+        return None
+    return replace(doc, data=data)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as config data: key order ignored, NaN equal to NaN, a boolean never equal to a number."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b) and type(a) is type(b)
 
 
 class _Applier:
-    def __init__(self, doc: ConfigDoc, recheck: Recheck, limits: Limits) -> None:
-        self.doc = doc
+    """Walks the ladder on the config data, and writes the corrected text of the first steps.
+
+    Which steps make the ladder is decided on the data: each step's edits are applied to the data
+    left by the steps before, and the config alone is re-checked (the step's findings must be gone,
+    nothing new may appear). Writing a step's text is the expensive part (plan text edits, apply
+    them, parse the result), so only the first `verify` steps are written; a caller that shows a
+    later step asks for it. A written step is verified when its corrected text parses to exactly the
+    data that was re-checked.
+    """
+
+    def __init__(self, doc: ConfigDoc, recheck: Recheck, limits: Limits, verify: int | None) -> None:
+        self.doc = doc  # the config with every step so far applied (data only)
+        self.written = doc  # the config whose text holds every step so far, while all could be written
         self.recheck = recheck
         self.limits = limits
+        self.verify = verify
         self.ids = self._ids(doc)
         self.baseline = set(self.ids)
 
@@ -161,25 +216,38 @@ class _Applier:
         return all(r in self.baseline and r not in self.ids for r in rule_ids)
 
     def apply(self, step: LadderStep) -> None:
-        plan = plan_edits_detailed(self.doc, step.edits)
-        if plan.skipped or not plan.edits:
-            _log.info("step %d: edits not applicable (%s)", step.number, [s.reason for s in plan.skipped])
-            return
-        before = self.doc.piece.text
-        after = apply_text_edits(before, plan.edits)
-        new_doc = parse_config(replace(self.doc.piece, text=after), self.limits)
-        if not new_doc.ok or not _values_hold(new_doc, step.edits):
-            _log.warning("step %d: corrected config does not hold the edits", step.number)
+        new_doc = _with_edits(self.doc, step.edits)
+        if new_doc is None:
+            _log.info("step %d: edits not applicable", step.number)
             return
         ids = self._ids(new_doc)
         if ids & set(step.rule_ids) or not ids <= self.ids:
             _log.warning("step %d: re-check failed (%s → %s)", step.number, sorted(self.ids), sorted(ids))
             return
-        # Parsing works on LF text; the file the user gets back keeps its own line breaks.
-        step.corrected_config = after.replace("\n", self.doc.piece.newline)
-        step.diff = _diff(before, after, self.doc.piece.source)
-        step.verified = True
+        written = self.written is self.doc
         self.doc, self.ids = new_doc, ids
+        if written and (self.verify is None or step.number <= self.verify):
+            self._write(step)
+
+    def _write(self, step: LadderStep) -> None:
+        plan = plan_edits_detailed(self.written, step.edits)
+        if plan.skipped or not plan.edits:
+            _log.info("step %d: edits not applicable (%s)", step.number, [s.reason for s in plan.skipped])
+            return
+        before = self.written.piece.text
+        after = apply_text_edits(before, plan.edits)
+        # The text before passed the tab check of AI Toolkit's own scanner; an edit adds no tab.
+        scan_tabs = any("\t" in e.new for e in plan.edits)
+        new_doc = parse_config(replace(self.written.piece, text=after), self.limits, scan_tabs=scan_tabs)
+        holds = new_doc.process_path == self.doc.process_path and _same(new_doc.data, self.doc.data)
+        if not new_doc.ok or not holds:
+            _log.warning("step %d: corrected config does not hold the edits", step.number)
+            return
+        # Parsing works on LF text; the file the user gets back keeps its own line breaks.
+        step.corrected_config = after.replace("\n", self.written.piece.newline)
+        step.diff = _diff(before, after, self.written.piece.source)
+        step.verified = True
+        self.written = self.doc = new_doc
 
 
 def build_ladder(
@@ -187,9 +255,13 @@ def build_ladder(
     doc: ConfigDoc | None,
     recheck: Recheck,
     limits: Limits = DEFAULT_LIMITS,
+    verify: int | None = None,
 ) -> list[LadderStep]:
-    """Ranked findings → ladder steps; corrected config text is cumulative over the steps."""
-    applier = _Applier(doc, recheck, limits) if doc is not None and doc.ok else None
+    """Ranked findings → ladder steps; corrected config text is cumulative over the steps.
+
+    `verify`: how many steps get their corrected text written and verified (None: all of them).
+    """
+    applier = _Applier(doc, recheck, limits, verify) if doc is not None and doc.ok else None
     steps: list[LadderStep] = []
     for rule_ids, edits in _group(ranked):
         if edits and applier is not None and steps and applier.settled(rule_ids):

@@ -417,8 +417,8 @@ def _python_scanner_error(text: str) -> ConfigError | None:
     return None
 
 
-def _parse_yaml(text: str, limits: Limits) -> _Parsed:
-    tab_error = _python_scanner_error(text)
+def _parse_yaml(text: str, limits: Limits, scan_tabs: bool = True) -> _Parsed:
+    tab_error = _python_scanner_error(text) if scan_tabs else None
     if tab_error is not None:
         return _Parsed(None, {}, tab_error, [])
     first: _Parsed | None = None
@@ -694,17 +694,21 @@ def _is_json(piece: Piece) -> bool:
     return piece.kind == PieceKind.CONFIG_JSON
 
 
-def parse_text(text: str, fmt: str, limits: Limits = DEFAULT_LIMITS) -> _Parsed:
-    return _parse_json(text, limits) if fmt == "json" else _parse_yaml(text, limits)
+def parse_text(text: str, fmt: str, limits: Limits = DEFAULT_LIMITS, scan_tabs: bool = True) -> _Parsed:
+    return _parse_json(text, limits) if fmt == "json" else _parse_yaml(text, limits, scan_tabs)
 
 
-def parse_config(piece: Piece, limits: Limits = DEFAULT_LIMITS) -> ConfigDoc:
-    """Parse a config piece; never raises. Broken input gives `data=None` and a ConfigError."""
+def parse_config(piece: Piece, limits: Limits = DEFAULT_LIMITS, *, scan_tabs: bool = True) -> ConfigDoc:
+    """Parse a config piece; never raises. Broken input gives `data=None` and a ConfigError.
+
+    `scan_tabs=False` leaves out the second scan of a text holding a tab with AI Toolkit's own
+    (pure-Python) scanner: for a text made from one that passed it by edits that add no tab.
+    """
     fmt = "json" if _is_json(piece) else "yaml"
     text = piece.text
     if len(text) > limits.max_config_bytes or len(text.encode("utf-8", "replace")) > limits.max_config_bytes:
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, None, ["max_config_bytes"])
-    parsed = parse_text(text, fmt, limits)
+    parsed = parse_text(text, fmt, limits, scan_tabs)
     if parsed.error is not None or parsed.data is None:
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, parsed.error, parsed.hits)
     shape, process_path = shape_of(parsed.data)
