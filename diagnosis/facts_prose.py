@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any
 
 from diagnosis.datafile import load_data
@@ -37,6 +39,59 @@ class _Patterns:
     host_killed: tuple[re.Pattern[str], ...]
     vram_words: tuple[re.Pattern[str], ...]
     buckets: re.Pattern[str]
+
+
+# Characters that IGNORECASE matches with an ASCII letter although str.lower() does not give that
+# letter: dotted capital I (lower() gives two characters), dotless i, long s, the Kelvin sign.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _fold(text: str) -> str:
+    """Text in which every literal a case-insensitive pattern matches appears in lower case."""
+    return text.translate(_FOLD).lower()
+
+
+def _caseless_safe(code: int) -> bool:
+    char = chr(code)
+    return char.isascii() or char.lower() == char == char.upper()
+
+
+def _needs_of(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
+    """Literal strings one of which every match must contain (folded), or None when there is none.
+
+    Reads the pattern's parse tree: a run of literals in sequence is needed, and so is one of a
+    branch's alternatives when each alternative needs one. The option whose shortest string is
+    longest wins (it rules out the most texts).
+    """
+    best: tuple[str, ...] | None = None
+
+    def consider(option: tuple[str, ...] | None) -> None:
+        nonlocal best
+        if option and all(option) and (best is None or min(map(len, option)) > min(map(len, best))):
+            best = option
+
+    run: list[str] = []
+    for op, av in [*items, (None, None)]:
+        if op is sre_constants.LITERAL and _caseless_safe(av):
+            run.append(chr(av))
+            continue
+        if run:
+            consider((_fold("".join(run)),))
+            run = []
+        if op is sre_constants.BRANCH:
+            alternatives = [_needs_of(list(branch)) for branch in av[1]]
+            if all(alternatives):
+                consider(tuple(s for alt in alternatives if alt for s in alt))
+        elif op is sre_constants.SUBPATTERN:
+            consider(_needs_of(list(av[3])))
+    return best
+
+
+def _needs(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    try:
+        return _needs_of(list(sre_parser.parse(pattern.pattern, pattern.flags)))
+    except Exception:  # a private module's shape changed: no shortcut, the pattern is simply tried
+        return None
 
 
 def _compile(rows: list[Any]) -> tuple[re.Pattern[str], ...]:
@@ -98,45 +153,74 @@ def _quote(line: str) -> str:
     return line if len(line) <= _QUOTE_CHARS else line[: _QUOTE_CHARS - 1] + "…"
 
 
-def _first(lines: list[str], patterns: tuple[re.Pattern[str], ...]) -> str | None:
-    for line in lines:
-        if any(p.search(line) for p in patterns):
+class _Prose:
+    """The prose's lines, and a folded copy that rules out most patterns before any line is tried.
+
+    Trying ~50 case-insensitive patterns on every line costs far more than one `in` test per
+    pattern on the folded text; a pattern whose needed literals are all absent cannot match a line.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.lines = _lines(text)
+        self.folded = _fold("\n".join(self.lines))
+
+    def live(self, patterns: tuple[re.Pattern[str], ...]) -> list[re.Pattern[str]]:
+        return [p for p in patterns if self.may_match(p)]
+
+    def may_match(self, pattern: re.Pattern[str]) -> bool:
+        needs = _needs_cached(pattern)
+        return needs is None or any(n in self.folded for n in needs)
+
+
+@cache
+def _needs_cached(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    return _needs(pattern)
+
+
+def _first(prose: _Prose, patterns: tuple[re.Pattern[str], ...]) -> str | None:
+    live = prose.live(patterns)
+    if not live:
+        return None
+    for line in prose.lines:
+        if any(p.search(line) for p in live):
             return _quote(line)
     return None
 
 
 def read_prose(text: str) -> ProseHints:
     pats = _patterns()
-    lines = _lines(text)
+    prose = _Prose(text)
+    lines = prose.lines
     hints = ProseHints(
-        regression=_first(lines, pats.regression),
-        other_programs=_first(lines, pats.other_programs),
-        te_not_released=_first(lines, pats.te_not_released),
-        te_cached=_first(lines, pats.te_cached),
-        says_oom=_first(lines, pats.says_oom),
-        host_killed=_first(lines, pats.host_killed),
+        regression=_first(prose, pats.regression),
+        other_programs=_first(prose, pats.other_programs),
+        te_not_released=_first(prose, pats.te_not_released),
+        te_cached=_first(prose, pats.te_cached),
+        says_oom=_first(prose, pats.says_oom),
+        host_killed=_first(prose, pats.host_killed),
     )
     if hints.regression is None:
-        worked = _first(lines, pats.worked_before)
-        if worked is not None and _first(lines, pats.same_settings) is not None:
+        worked = _first(prose, pats.worked_before)
+        if worked is not None and _first(prose, pats.same_settings) is not None:
             hints.regression = worked
     for phase, patterns in pats.phase:
-        quote = _first(lines, patterns)
+        quote = _first(prose, patterns)
         if quote is not None:
             hints.phase, hints.phase_quote = phase, quote
             break
-    for line in lines:
-        for pattern in pats.vram_words:
+    vram_words = prose.live(pats.vram_words)
+    for line in lines if vram_words else ():
+        for pattern in vram_words:
             match = pattern.search(line)
             if match:
                 hints.vram_gib, hints.vram_quote = float(match.group(1)), _quote(line)
                 break
         if hints.vram_gib is not None:
             break
-    for line in lines:
+    for line in lines if prose.may_match(pats.device) else ():
         for match in pats.device.finditer(line):
             hints.device_index, hints.device_quote = int(match.group(1)), _quote(line)
-    for line in lines:
+    for line in lines if prose.may_match(pats.buckets) else ():
         match = pats.buckets.search(line)
         if match:
             hints.buckets = sorted({int(n) for n in re.findall(r"\d+", match.group(1))})

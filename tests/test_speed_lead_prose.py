@@ -1,0 +1,160 @@
+"""read_prose rules patterns out by their needed literals; it must say what trying every one says.
+
+The reference below is the straightforward reading of data/prose.yaml (every line, every pattern, in
+order). The fragments include the characters that IGNORECASE matches with an ASCII letter although
+`str.lower()` does not give it (İ, ı, ſ, the Kelvin sign), so a prefilter that is not a true necessary
+condition fails here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from diagnosis.facts_prose import ProseHints, _fold, _lines, _needs, _patterns, _quote, read_prose
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def _first(lines: list[str], patterns: tuple[re.Pattern[str], ...]) -> str | None:
+    for line in lines:
+        if any(p.search(line) for p in patterns):
+            return _quote(line)
+    return None
+
+
+def reference(text: str) -> ProseHints:
+    pats = _patterns()
+    lines = _lines(text)
+    hints = ProseHints(
+        regression=_first(lines, pats.regression),
+        other_programs=_first(lines, pats.other_programs),
+        te_not_released=_first(lines, pats.te_not_released),
+        te_cached=_first(lines, pats.te_cached),
+        says_oom=_first(lines, pats.says_oom),
+        host_killed=_first(lines, pats.host_killed),
+    )
+    if hints.regression is None:
+        worked = _first(lines, pats.worked_before)
+        if worked is not None and _first(lines, pats.same_settings) is not None:
+            hints.regression = worked
+    for phase, patterns in pats.phase:
+        quote = _first(lines, patterns)
+        if quote is not None:
+            hints.phase, hints.phase_quote = phase, quote
+            break
+    for line in lines:
+        for pattern in pats.vram_words:
+            match = pattern.search(line)
+            if match:
+                hints.vram_gib, hints.vram_quote = float(match.group(1)), _quote(line)
+                break
+        if hints.vram_gib is not None:
+            break
+    for line in lines:
+        for match in pats.device.finditer(line):
+            hints.device_index, hints.device_quote = int(match.group(1)), _quote(line)
+    for line in lines:
+        found = pats.buckets.search(line)
+        if found:
+            hints.buckets = sorted({int(n) for n in re.findall(r"\d+", found.group(1))})
+            hints.buckets_quote = _quote(line)
+            break
+    return hints
+
+
+def _all_patterns() -> list[re.Pattern[str]]:
+    p = _patterns()
+    groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_cached]
+    groups += [p.te_not_released, p.says_oom, p.host_killed, p.vram_words]
+    groups += [patterns for _, patterns in p.phase]
+    return [q for g in groups for q in g] + [p.device, p.buckets]
+
+
+# Phrases that make each kind of hint fire, in both languages, and their near misses.
+PHRASES = [
+    "OOM",
+    "out of memory",
+    "it worked fine before the update",
+    "used to work, same settings",
+    "after updating ai-toolkit",
+    "comfyui is open in the background",
+    "device: cuda:1",
+    "24gb vram",
+    "vram: 16gb",
+    "buckets 1024, 1280 and 1536",
+    "resolution of 768",
+    "at step 12",
+    "while loading the model",
+    "first sample",
+    "text encoder is not unloaded",
+    "cache_text_embeddings: true",
+    "sigkill",
+    "exit code 137",
+    "killed by the oom killer",
+    "アップデート後",
+    "VRAM不足",
+    "量子化中",
+    "解像度 1024と1280",
+    "最初のサンプル",
+    "\n",
+    "\r\n",
+    "\u2028",
+    " ",
+]
+# Characters that match an ASCII letter case-insensitively without lower() giving it.
+ODD = ["\u0130", "\u0131", "\u017f", "\u212a", "I", "S", "K"]
+
+
+def _oddify(text: str, picks: list[int]) -> str:
+    chars = list(text)
+    for i in picks:
+        if chars:
+            j = i % len(chars)
+            c = chars[j].lower()
+            chars[j] = {"i": "\u0130", "s": "\u017f", "k": "\u212a"}.get(c, chars[j])
+    return "".join(chars)
+
+
+pieces = st.sampled_from(PHRASES) | st.text(max_size=10) | st.sampled_from(ODD)
+
+
+@given(st.lists(pieces, max_size=30).map("".join), st.lists(st.integers(0, 10_000), max_size=6))
+def test_the_prefilter_says_what_trying_every_pattern_says(text: str, picks: list[int]) -> None:
+    for candidate in (text, _oddify(text, picks)):
+        assert read_prose(candidate) == reference(candidate)
+
+
+def test_odd_letters_still_match() -> None:
+    # "ſigkill" and "KILLED BY THE OOM KİLLER" match case-insensitively; the prefilter must let them through.
+    assert read_prose("the run got \u017figkill").host_killed is not None
+    assert read_prose("exit code 137 after a \u212ailled process").host_killed is not None
+    assert read_prose("OOM k\u0130ller").host_killed is not None
+    assert read_prose("it d\u0131ed: out of memory").says_oom is not None
+
+
+def test_the_corpus_prose_reads_the_same() -> None:
+    inputs = sorted(CORPUS.glob("*/*/input.txt"))
+    assert inputs
+    for path in inputs:
+        text = path.read_text(encoding="utf-8")
+        assert read_prose(text) == reference(text), path.parent.name
+
+
+def test_every_needed_literal_is_in_what_the_pattern_matches() -> None:
+    # Each pattern, run on its own data phrases: whenever it matches, one of its needs is in the match.
+    for pattern in _all_patterns():
+        needs = _needs(pattern)
+        for phrase in PHRASES:
+            for match in pattern.finditer(phrase):
+                if needs is not None:
+                    assert any(n in _fold(match.group(0)) for n in needs), (pattern.pattern, phrase)
+
+
+def test_most_patterns_have_a_needed_literal() -> None:
+    # The prefilter only pays when it can rule patterns out.
+    patterns = _all_patterns()
+    assert sum(_needs(p) is not None for p in patterns) >= len(patterns) - 2
