@@ -8,8 +8,10 @@ Text that came from the catalogue is wrapped in `Trusted` so it is not escaped t
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import re
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -22,6 +24,7 @@ from diagnosis.render.view import can_fill
 from locales import LOCALES_DIR
 
 TEMPLATES_DIR = LOCALES_DIR / "_shared" / "templates"
+COMPILED_PACKAGE = "diagnosis.render._compiled"  # built by `python -m diagnosis.render.precompile`
 
 
 class Trusted(str):
@@ -65,17 +68,99 @@ TARGETS = {
 }
 
 
-@cache
-def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+def module_name(template: str) -> str | None:
+    """`headline.j2` → `headline`; None for a name that cannot be a module."""
+    stem = template.removesuffix(".j2")
+    return stem if template.endswith(".j2") and stem.isidentifier() else None
+
+
+def fingerprint(env: jinja2.Environment, source: str) -> str:
+    """What the generated code depends on: the source, Jinja2's version, the options that shape parsing
+    and code generation."""
+    options = (
+        jinja2.__version__,
+        env.block_start_string,
+        env.block_end_string,
+        env.variable_start_string,
+        env.variable_end_string,
+        env.comment_start_string,
+        env.comment_end_string,
+        env.line_statement_prefix,
+        env.line_comment_prefix,
+        env.trim_blocks,
+        env.lstrip_blocks,
+        env.newline_sequence,
+        env.keep_trailing_newline,
+        env.optimized,
+        env.is_async,
+        repr(env.autoescape),
+        tuple(sorted(env.extensions)),
+    )
+    return hashlib.sha256(repr((options, source)).encode("utf-8")).hexdigest()
+
+
+class _PrecompiledLoader(jinja2.FileSystemLoader):
+    """The templates folder, served from the modules `diagnosis.render.precompile` built from it.
+
+    A module is used only when it was built from the template's current text with these options;
+    otherwise the template is compiled from its source, as a plain FileSystemLoader would.
+    """
+
+    def load(
+        self,
+        environment: jinja2.Environment,
+        name: str,
+        globals: MutableMapping[str, Any] | None = None,
+    ) -> jinja2.Template:
+        source, _, _ = self.get_source(environment, name)
+        namespace = _compiled_namespace(name)
+        if namespace is not None and namespace.get("FINGERPRINT") == fingerprint(environment, source):
+            return environment.template_class.from_module_dict(
+                environment, namespace, {} if globals is None else globals
+            )
+        return super().load(environment, name, globals)
+
+
+def _compiled_namespace(name: str) -> dict[str, Any] | None:
+    """The precompiled module of a template run in a namespace of its own (not in sys.modules): a
+    template binds its module to one environment, and each environment gets its own."""
+    stem = module_name(name)
+    if stem is None:
+        return None
+    try:
+        spec = importlib.util.find_spec(f"{COMPILED_PACKAGE}.{stem}")
+    except ImportError:
+        return None
+    get_code = getattr(spec.loader, "get_code", None) if spec is not None else None
+    if spec is None or get_code is None:
+        return None
+    code = get_code(spec.name)  # from its .pyc when that is current, as an import would
+    if code is None:
+        return None
+    namespace: dict[str, Any] = {"__name__": spec.name, "__file__": spec.origin}
+    exec(code, namespace)
+    return namespace
+
+
+def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=loader,
         autoescape=False,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
         undefined=jinja2.ChainableUndefined,
     )
-    return env
+
+
+@cache
+def environment() -> jinja2.Environment:
+    return _environment(_PrecompiledLoader(str(TEMPLATES_DIR)))
+
+
+def source_environment() -> jinja2.Environment:
+    """The same environment compiling every template from its source (for precompiling and tests)."""
+    return _environment(jinja2.FileSystemLoader(str(TEMPLATES_DIR)))
 
 
 def _number(value: float) -> str:
