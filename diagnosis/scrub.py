@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -302,11 +303,177 @@ _DETECTORS: tuple[Callable[[str, str], Iterator[_Candidate]], ...] = (
 )
 
 
+def _all_candidates(text: str) -> list[_Candidate]:
+    """Every detector over the whole text."""
+    low = _lower(text)
+    return [c for detect in _DETECTORS for c in detect(text, low)]
+
+
+def _lower(text: str) -> str:
+    # ASCII-only lower-casing keeps every offset of `low` equal to the same offset in `text`.
+    return text.encode("ascii", "replace").lower().decode("ascii")
+
+
+# --------------------------------------------------------------------------------------------------
+# Screening a long text. Every detector but two finds its secrets within one line, and each of its
+# matches contains a short ASCII literal ("hf_", "token", "://", …). A long log is mostly progress-bar
+# redraws that differ only in their digits, so its lines are folded into a few distinct shapes (ASCII
+# lower-cased, digits as "0", non-ASCII bytes as one byte), the literals are looked for in those shapes
+# only, and the line-bound detectors then run on the lines whose shape holds one of their literals.
+# The two detectors that look around a service's name (wandb, civitai) still scan the whole text, but
+# only when that name occurs. The result is the same list of candidates as `_all_candidates`.
+
+_SCREEN_MIN_CHARS = 1 << 16  # shorter texts are scanned whole: screening would cost more than it saves
+_MERGE_GAP_LINES = 16  # flagged lines this close together are scanned as one window
+_MAX_WINDOWS = 256  # more windows than this, or this share of the text flagged: scan it whole instead
+_MAX_FLAGGED_SHARE = 8
+_SHAPE = bytes(
+    b + 32 if 65 <= b <= 90 else 48 if 48 <= b <= 57 else 0x80 if b >= 0x80 else b for b in range(256)
+)
+# The literal(s) that every match of a line-bound detector contains, as they read in a line's shape.
+_LINE_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], re.Pattern[bytes]] = {
+    _find_hf: re.compile(rb"hf_"),
+    _find_discord: re.compile(rb"\.[a-z0_\-]{6,7}\."),
+    _find_openai: re.compile(rb"sk-"),
+    _find_prefixed: re.compile(rb"gh[pousr]_|rpa_|r0_"),
+    _find_bearer: re.compile(rb"bearer"),
+    _find_url_credentials: re.compile(rb"://"),
+    _find_assignments: re.compile(rb"token|secret|password|_key|apikey"),
+    _find_home_paths: re.compile(rb"/home/|users|/mnt/|wsl"),
+}
+_NAME_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], bytes] = {
+    _find_wandb: b"wandb",
+    _find_civitai: b"civitai",
+}
+
+
+def _windows(flagged: list[int]) -> list[tuple[int, int]]:
+    """Sorted line indexes → [first, end) line ranges, neighbours within _MERGE_GAP_LINES joined."""
+    out: list[tuple[int, int]] = []
+    for i in flagged:
+        if out and i - out[-1][1] <= _MERGE_GAP_LINES:
+            out[-1] = (out[-1][0], i + 1)
+        else:
+            out.append((i, i + 1))
+    return out
+
+
+def _char_offsets(utf8: bytes, n_chars: int, byte_offsets: list[int]) -> list[int]:
+    """Sorted character-boundary offsets into `utf8` → offsets into the text it encodes.
+
+    Only the bytes between the offsets and the nearer end of the text are decoded.
+    """
+    half = len(utf8) // 2
+    out: list[int] = []
+    b = c = 0
+    for offset in byte_offsets:
+        if offset > half:
+            break
+        c += len(utf8[b:offset].decode("utf-8"))
+        b = offset
+        out.append(c)
+    tail: list[int] = []
+    b, c = len(utf8), n_chars
+    for offset in reversed(byte_offsets[len(out) :]):
+        c -= len(utf8[offset:b].decode("utf-8"))
+        b = offset
+        tail.append(c)
+    return out + tail[::-1]
+
+
+def _lines_of(lines: list[bytes], shapes: set[bytes]) -> list[int]:
+    """Sorted indexes of the lines that have one of `shapes`."""
+    if len(shapes) > 4:
+        return [i for i, line in enumerate(lines) if line in shapes]
+    found: list[int] = []
+    for shape in shapes:  # list.index compares in C: a few passes beat one loop in Python
+        at = -1
+        try:
+            while True:
+                at = lines.index(shape, at + 1)
+                found.append(at)
+        except ValueError:
+            pass
+    return sorted(found)
+
+
+def _screened(text: str, utf8: bytes, *, always: bool = False) -> list[_Candidate] | None:
+    """The candidates of `_all_candidates(text)`, found through line shapes (`utf8`: text's UTF-8).
+
+    None when screening does not pay (too many distinct shapes or flagged lines), unless `always`.
+    """
+    lines = utf8.translate(_SHAPE).split(b"\n")
+    shapes = list(dict.fromkeys(lines))
+    if not always and sum(map(len, shapes)) > len(utf8) // _MAX_FLAGGED_SHARE:
+        return None
+    blob = b"\n".join(shapes)
+    starts: list[int] = []
+    at = 0
+    for shape in shapes:
+        starts.append(at)
+        at += len(shape) + 1
+    flagged_shapes: set[bytes] = set()
+    for pattern in _LINE_LITERALS.values():
+        for m in pattern.finditer(blob):
+            flagged_shapes.add(shapes[bisect.bisect_right(starts, m.start()) - 1])
+    flagged = _lines_of(lines, flagged_shapes)
+    if not always and len(flagged) > len(lines) // _MAX_FLAGGED_SHARE:
+        return None
+    windows = _windows(flagged)
+    if not always and len(windows) > _MAX_WINDOWS:
+        return None
+    byte_spans: list[tuple[int, int]] = []
+    b = 0
+    line = 0
+    for first, end in windows:
+        b += sum(map(len, lines[line:first])) + first - line
+        size = sum(map(len, lines[first:end])) + end - first - 1
+        byte_spans.append((b, b + size))
+        b, line = b + size + 1, end
+    char_starts = _char_offsets(utf8, len(text), [start for start, _ in byte_spans])
+    parts = [
+        (offset, part, _lower(part))
+        for offset, (start, end) in zip(char_starts, byte_spans, strict=True)
+        for part in (utf8[start:end].decode("utf-8"),)
+    ]
+    low: str | None = None
+    candidates: list[_Candidate] = []
+    for detect in _DETECTORS:
+        name = _NAME_LITERALS.get(detect)
+        if name is not None:
+            if name in blob:
+                low = _lower(text) if low is None else low
+                candidates.extend(detect(text, low))
+            continue
+        for offset, part, part_low in parts:
+            for c in detect(part, part_low):
+                candidates.append(
+                    _Candidate(c.start + offset, c.end + offset, c.replacement, c.kind, c.priority)
+                )
+    return candidates
+
+
+def _candidates(text: str, utf8: bytes | None) -> list[_Candidate]:
+    if len(text) >= _SCREEN_MIN_CHARS:
+        if utf8 is None:
+            try:
+                utf8 = text.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: scanned whole
+                utf8 = None
+        screened = _screened(text, utf8) if utf8 is not None else None
+        if screened is not None:
+            return screened
+    return _all_candidates(text)
+
+
 def scrub(text: str, source: str) -> tuple[str, list[SecretHit]]:
     """Return `text` with every secret replaced, and one hit (kind, source, line) per replacement."""
-    # ASCII-only lower-casing keeps every offset of `low` equal to the same offset in `text`.
-    low = text.encode("ascii", "replace").lower().decode("ascii")
-    candidates = [c for detect in _DETECTORS for c in detect(text, low)]
+    return scrub_encoded(text, source, None)
+
+
+def scrub_encoded(text: str, source: str, utf8: bytes | None) -> tuple[str, list[SecretHit]]:
+    """`scrub`, for a caller that has `text.encode("utf-8")` at hand already (it saves encoding again)."""
+    candidates = _candidates(text, utf8)
     if not candidates:
         return text, []
     candidates.sort(key=lambda c: (c.start, c.priority, -c.end))
