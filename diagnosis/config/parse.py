@@ -177,6 +177,8 @@ class _YamlBuilder:
         self.open_anchors: set[str] = set()
         self.root: Any = None
         self.has_root = False
+        # A duplicate key or a merge key leaves source entries for paths the data no longer has.
+        self.stale = False
 
     def _hit(self, name: str) -> None:
         if name not in self.hits:
@@ -233,7 +235,9 @@ class _YamlBuilder:
             assert isinstance(container, dict)
             if top.key == "<<" and top.key_span is not None and kind != "scalar":
                 top.merges.append(value)
+                self.stale = True
             else:
+                self.stale = self.stale or top.key in container
                 container[top.key] = value
             if record:
                 self.source_map[path] = SourceEntry(top.key_span, span, kind, flow)
@@ -301,6 +305,7 @@ class _YamlBuilder:
             if top is None:
                 self.root, self.has_root = container, True
             elif isinstance(top.container, dict) and top.key is not None:
+                self.stale = self.stale or top.key in top.container
                 top.container[top.key] = container
             elif isinstance(top.container, list):
                 top.container.append(container)
@@ -311,6 +316,7 @@ class _YamlBuilder:
             container, path if path is not None else (), event.start_mark, flow, event.anchor, kind
         )
         frame.merge = merge
+        self.stale = self.stale or merge
         self.stack.append(frame)
 
     def end(self, event: Any) -> None:
@@ -356,6 +362,7 @@ class _Parsed:
     source_map: dict[KeyPath, SourceEntry] = field(default_factory=dict)
     error: ConfigError | None = None
     hits: list[str] = field(default_factory=list)
+    stale: bool = True  # the source map may hold paths the data does not have
 
 
 def _line_text(text: str, line: int) -> str:
@@ -409,9 +416,13 @@ def _python_scanner_error(text: str) -> ConfigError | None:
         return None
     if text.count("[") + text.count("{") > _PY_SCAN_BRACKETS:
         return None
+    last_tab = text.rindex("\t")
     try:
-        for _ in yaml.scan(text, Loader=yaml.SafeLoader):
-            pass
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            # A token that starts after the last tab: the scanner is past every tab (texts without a
+            # tab are not scanned here at all, so nothing else is looked for).
+            if token.start_mark.index > last_tab:
+                break
     except yaml.YAMLError as exc:
         return _yaml_error(text, exc)
     return None
@@ -439,7 +450,7 @@ def _parse_yaml(text: str, limits: Limits, scan_tabs: bool = True) -> _Parsed:
                 builder.alias(event)
             elif isinstance(event, yaml.DocumentEndEvent):
                 documents += 1
-                parsed = _Parsed(builder.root, builder.source_map, None, builder.hits)
+                parsed = _Parsed(builder.root, builder.source_map, None, builder.hits, builder.stale)
                 if looks_like_config(builder.root):
                     return parsed
                 if first is None:
@@ -448,7 +459,7 @@ def _parse_yaml(text: str, limits: Limits, scan_tabs: bool = True) -> _Parsed:
                     break
                 builder = _YamlBuilder(limits)
     except _Stop:
-        return _Parsed(builder.root, builder.source_map, None, builder.hits)
+        return _Parsed(builder.root, builder.source_map, None, builder.hits, builder.stale)
     except yaml.YAMLError as exc:
         return _Parsed(None, {}, _yaml_error(text, exc), [])
     except (UnicodeError, ValueError) as exc:
@@ -511,6 +522,7 @@ class _JsonParser:
         self.stack: list[_JFrame] = []
         self.root: Any = None
         self.nodes = 0
+        self.stale = False  # a duplicate key left entries for a replaced value
 
     def _ws(self, pos: int) -> int:
         match = _JSON_WS.match(self.text, pos)
@@ -525,6 +537,7 @@ class _JsonParser:
         top.state = "comma"
         if isinstance(top.container, dict):
             assert top.key is not None
+            self.stale = self.stale or top.key in top.container
             top.container[top.key] = value
             return (*top.path, top.key)
         if isinstance(top.container, list):
@@ -638,7 +651,7 @@ class _JsonParser:
             pos = self._ws(end)
             if not self.stack:
                 break
-        return _Parsed(self.root, self.source_map, None, self.hits)
+        return _Parsed(self.root, self.source_map, None, self.hits, self.stale)
 
 
 def _parse_json(text: str, limits: Limits) -> _Parsed:
@@ -712,7 +725,9 @@ def parse_config(piece: Piece, limits: Limits = DEFAULT_LIMITS, *, scan_tabs: bo
     if parsed.error is not None or parsed.data is None:
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, parsed.error, parsed.hits)
     shape, process_path = shape_of(parsed.data)
-    source_map = {path: entry for path, entry in parsed.source_map.items() if _exists(parsed.data, path)}
+    source_map = parsed.source_map
+    if parsed.stale:
+        source_map = {path: entry for path, entry in source_map.items() if _exists(parsed.data, path)}
     return ConfigDoc(piece, fmt, shape, parsed.data, process_path, source_map, None, list(parsed.hits))
 
 
