@@ -120,7 +120,9 @@ def _diagnose(
     def recheck(doc: ConfigDoc) -> list[Finding]:
         # The log and the user's account describe the config before the fix: re-check the config
         # alone, on the same card.
-        config_only = build_facts(intake, [doc], [], facts.vram_gib, situational=False, hints=hints)
+        config_only = build_facts(
+            intake, [doc], [], facts.vram_gib, situational=False, hints=hints, with_evidence=False
+        )
         return run_rules(config_only)[0]
 
     doc = choose_config(configs)

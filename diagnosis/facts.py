@@ -202,12 +202,13 @@ def _get(data: Any, path: KeyPath) -> Any:
 class _Config:
     """Reads one ConfigDoc: values relative to the process, evidence lines, type issues."""
 
-    def __init__(self, doc: ConfigDoc, facts: Facts) -> None:
+    def __init__(self, doc: ConfigDoc, facts: Facts, with_evidence: bool = True) -> None:
         self.doc = doc
         self.facts = facts
         proc = _get(doc.data, doc.process_path)
         self.proc: dict[str, Any] = proc if isinstance(proc, dict) else {}
-        self.lines = doc.piece.text.splitlines()
+        self.with_evidence = with_evidence
+        self.lines = doc.piece.text.splitlines() if with_evidence else []
         self.bare = _bare_section(self.proc) if doc.shape == ConfigShape.FRAGMENT else None
         facts.bare_section = self.bare
 
@@ -250,6 +251,8 @@ class _Config:
     def note(self, fact: str, path: KeyPath) -> None:
         """Remember where a fact came from (evidence) and the key to edit (path)."""
         self.facts.paths[fact] = self.real(path)
+        if not self.with_evidence:
+            return
         ev = self.evidence(path)
         if ev is not None:
             self.facts.evidence[fact] = ev
@@ -510,7 +513,7 @@ def _read_device(cfg: _Config, facts: Facts) -> None:
         facts.device_index = int(match.group(1))
 
 
-def _read_config(doc: ConfigDoc, facts: Facts) -> None:
+def _read_config(doc: ConfigDoc, facts: Facts, with_evidence: bool = True) -> None:
     facts.has_config = True
     facts.config_source = doc.piece.source
     facts.config_shape = doc.shape.value
@@ -521,7 +524,7 @@ def _read_config(doc: ConfigDoc, facts: Facts) -> None:
             facts.config_error_line = doc.piece.line_offset + doc.error.line
         return
     facts.config_parsed = True
-    cfg = _Config(doc, facts)
+    cfg = _Config(doc, facts, with_evidence)
     _read_arch(cfg, facts)
     _read_model(cfg, facts)
     _read_train(cfg, facts)
@@ -691,13 +694,16 @@ def build_facts(
     *,
     situational: bool = True,
     hints: ProseHints | None = None,
+    with_evidence: bool = True,
 ) -> Facts:
     """Every piece of a case → Facts. With `situational=False` only the config and the card are read
-    (the logs and the user's account of what happened describe the config before any fix)."""
+    (the logs and the user's account of what happened describe the config before any fix).
+    `with_evidence=False` leaves out where each config fact was read (for a re-check that only asks
+    which rules fire: no rule decides on evidence)."""
     facts = Facts()
     doc = choose_config(configs)
     if doc is not None:
-        _read_config(doc, facts)
+        _read_config(doc, facts, with_evidence)
     if hints is None:
         hints = read_prose(intake.prose)
     if situational:
