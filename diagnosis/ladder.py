@@ -238,7 +238,10 @@ class _Applier:
         after = apply_text_edits(before, plan.edits)
         # The text before passed the tab check of AI Toolkit's own scanner; an edit adds no tab.
         scan_tabs = any("\t" in e.new for e in plan.edits)
-        new_doc = parse_config(replace(self.written.piece, text=after), self.limits, scan_tabs=scan_tabs)
+        # A source map is needed only to plan the next step's text, and only when it is written.
+        mapped = self.verify is None or step.number < self.verify
+        piece = replace(self.written.piece, text=after)
+        new_doc = parse_config(piece, self.limits, scan_tabs=scan_tabs, mapped=mapped)
         holds = new_doc.process_path == self.doc.process_path and _same(new_doc.data, self.doc.data)
         if not new_doc.ok or not holds:
             _log.warning("step %d: corrected config does not hold the edits", step.number)

@@ -77,3 +77,29 @@ def test_the_tab_scan_still_finds_a_tab_anywhere() -> None:
         parsed = parse_text(text, "yaml")
         assert parsed.error is not None and "\\t" in parsed.error.problem, text[-40:]
     assert parse_text("train:\n  note: 'a\tb'\n" + body, "yaml").error is None
+
+
+def _same_data(a: object, b: object) -> bool:
+    # NaN is the one value not equal to itself; compare through repr, which keeps types apart.
+    return repr(a) == repr(b)
+
+
+@given(trees, st.booleans())
+def test_unmapped_parse_gives_the_same_data(tree: object, flow: bool) -> None:
+    for text, fmt in ((yaml.safe_dump(tree, default_flow_style=flow), "yaml"), (json.dumps(tree), "json")):
+        full, bare = parse_text(text, fmt), parse_text(text, fmt, mapped=False)
+        assert _same_data(full.data, bare.data) and full.error == bare.error and full.hits == bare.hits
+        assert not bare.source_map
+
+
+def test_unmapped_parse_of_the_bundled_configs() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).parent
+    paths = sorted(root.glob("hostile/fixtures/*.yaml")) + sorted(root.parent.glob("examples/*.yaml"))
+    texts = [(p.read_bytes().decode("utf-8", "replace"), "yaml") for p in paths]
+    texts.append(("base: &b {x: 1}\nc:\n  <<: *b\n  y: 2\nd: [*b, *b]\n", "yaml"))
+    texts.append(('{"a": [1, {"b": 2}]}', "json"))
+    for text, fmt in texts:
+        full, bare = parse_text(text, fmt), parse_text(text, fmt, mapped=False)
+        assert _same_data(full.data, bare.data) and full.error == bare.error and full.hits == bare.hits

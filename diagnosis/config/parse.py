@@ -145,6 +145,13 @@ def _span(start: Any, end: Any) -> Span:
     return Span(start.line, start.column, end.line, end.column, start.index, end.index)
 
 
+_NO_SPAN = Span(0, 0, 0, 0, 0, 0)
+
+
+def _no_span(start: Any, end: Any) -> Span:
+    return _NO_SPAN
+
+
 @dataclass
 class _Frame:
     container: dict[str, Any] | list[Any] | None  # None: the subtree is being skipped
@@ -167,8 +174,11 @@ class _Stop(Exception):
 
 
 class _YamlBuilder:
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, mapped: bool = True) -> None:
         self.limits = limits
+        # Without a source map (a corrected text checked only for its data) no span is made at all.
+        self.mapped = mapped
+        self.span = _span if mapped else _no_span
         self.nodes = 0
         self.hits: list[str] = []
         self.source_map: dict[KeyPath, SourceEntry] = {}
@@ -211,7 +221,7 @@ class _YamlBuilder:
         if top is None:
             if not self.has_root:
                 self.root, self.has_root = value, True
-                if record:
+                if record and self.mapped:
                     self.source_map[()] = SourceEntry(None, span, kind, flow)
             return
         top.size += size
@@ -239,18 +249,18 @@ class _YamlBuilder:
             else:
                 self.stale = self.stale or top.key in container
                 container[top.key] = value
-            if record:
+            if record and self.mapped:
                 self.source_map[path] = SourceEntry(top.key_span, span, kind, flow)
             return
         assert isinstance(top.container, list)
         if path is not None:
             top.container.append(value)
-            if record:
+            if record and self.mapped:
                 self.source_map[path] = SourceEntry(None, span, kind, flow)
 
     def scalar(self, event: Any) -> None:
         self._count(1)
-        span = _span(event.start_mark, event.end_mark)
+        span = self.span(event.start_mark, event.end_mark)
         flow = bool(self.stack) and self.stack[-1].flow
         top = self.stack[-1] if self.stack else None
         if (
@@ -270,7 +280,7 @@ class _YamlBuilder:
             self.anchors[event.anchor] = (value, "scalar", 1)
 
     def alias(self, event: Any) -> None:
-        span = _span(event.start_mark, event.end_mark)
+        span = self.span(event.start_mark, event.end_mark)
         flow = bool(self.stack) and self.stack[-1].flow
         found = self.anchors.get(event.anchor) if event.anchor not in self.open_anchors else None
         if found is None:
@@ -331,7 +341,7 @@ class _YamlBuilder:
                             frame.container.setdefault(key, value)
         if frame.anchor and frame.container is not None:
             self.anchors[frame.anchor] = (frame.container, frame.kind, frame.size)
-        span = _span(frame.start, event.end_mark)
+        span = self.span(frame.start, event.end_mark)
         top = self.stack[-1] if self.stack else None
         if frame.container is None:
             # A skipped or too deep subtree reads as None (a skipped key is dropped by _place).
@@ -339,7 +349,8 @@ class _YamlBuilder:
             return
         # The container is attached already; only record its entry and advance the parent.
         if top is None:
-            self.source_map[()] = SourceEntry(None, span, frame.kind, frame.flow)
+            if self.mapped:
+                self.source_map[()] = SourceEntry(None, span, frame.kind, frame.flow)
             return
         top.size += frame.size
         if top.kind == "mapping":
@@ -349,11 +360,12 @@ class _YamlBuilder:
             top.expecting_value = False
             if frame.merge:
                 top.merges.append(frame.container)  # `<<: {…}` written inline
-            elif top.key is not None and not top.skip_value:
+            elif top.key is not None and not top.skip_value and self.mapped:
                 self.source_map[frame.path] = SourceEntry(top.key_span, span, frame.kind, frame.flow)
             top.skip_value = False
             return
-        self.source_map[frame.path] = SourceEntry(None, span, frame.kind, frame.flow)
+        if self.mapped:
+            self.source_map[frame.path] = SourceEntry(None, span, frame.kind, frame.flow)
 
 
 @dataclass
@@ -428,12 +440,12 @@ def _python_scanner_error(text: str) -> ConfigError | None:
     return None
 
 
-def _parse_yaml(text: str, limits: Limits, scan_tabs: bool = True) -> _Parsed:
+def _parse_yaml(text: str, limits: Limits, scan_tabs: bool = True, mapped: bool = True) -> _Parsed:
     tab_error = _python_scanner_error(text) if scan_tabs else None
     if tab_error is not None:
         return _Parsed(None, {}, tab_error, [])
     first: _Parsed | None = None
-    builder = _YamlBuilder(limits)
+    builder = _YamlBuilder(limits, mapped)
     documents = 0
     events = _events(text)
     try:
@@ -457,7 +469,7 @@ def _parse_yaml(text: str, limits: Limits, scan_tabs: bool = True) -> _Parsed:
                     first = parsed
                 if documents >= _MAX_DOCUMENTS:
                     break
-                builder = _YamlBuilder(limits)
+                builder = _YamlBuilder(limits, mapped)
     except _Stop:
         return _Parsed(builder.root, builder.source_map, None, builder.hits, builder.stale)
     except yaml.YAMLError as exc:
@@ -513,9 +525,10 @@ class _JFrame:
 class _JsonParser:
     """An iterative JSON reader that records where every key and value is."""
 
-    def __init__(self, text: str, limits: Limits) -> None:
+    def __init__(self, text: str, limits: Limits, mapped: bool = True) -> None:
         self.text = text
         self.limits = limits
+        self.mapped = mapped
         self.lines = _Lines(text)
         self.source_map: dict[KeyPath, SourceEntry] = {}
         self.hits: list[str] = []
@@ -546,7 +559,7 @@ class _JsonParser:
         return ()
 
     def _record(self, path: KeyPath, parent: _JFrame | None, kind: str, start: int, end: int) -> None:
-        if parent is not None and parent.container is None:
+        if not self.mapped or (parent is not None and parent.container is None):
             return
         key_span = None
         if parent is not None and parent.is_object and parent.key_span is not None:
@@ -654,8 +667,8 @@ class _JsonParser:
         return _Parsed(self.root, self.source_map, None, self.hits, self.stale)
 
 
-def _parse_json(text: str, limits: Limits) -> _Parsed:
-    parser = _JsonParser(text, limits)
+def _parse_json(text: str, limits: Limits, mapped: bool = True) -> _Parsed:
+    parser = _JsonParser(text, limits, mapped)
     try:
         return parser.parse()
     except _JsonError as exc:
@@ -707,21 +720,29 @@ def _is_json(piece: Piece) -> bool:
     return piece.kind == PieceKind.CONFIG_JSON
 
 
-def parse_text(text: str, fmt: str, limits: Limits = DEFAULT_LIMITS, scan_tabs: bool = True) -> _Parsed:
-    return _parse_json(text, limits) if fmt == "json" else _parse_yaml(text, limits, scan_tabs)
+def parse_text(
+    text: str, fmt: str, limits: Limits = DEFAULT_LIMITS, scan_tabs: bool = True, mapped: bool = True
+) -> _Parsed:
+    if fmt == "json":
+        return _parse_json(text, limits, mapped)
+    return _parse_yaml(text, limits, scan_tabs, mapped)
 
 
-def parse_config(piece: Piece, limits: Limits = DEFAULT_LIMITS, *, scan_tabs: bool = True) -> ConfigDoc:
+def parse_config(
+    piece: Piece, limits: Limits = DEFAULT_LIMITS, *, scan_tabs: bool = True, mapped: bool = True
+) -> ConfigDoc:
     """Parse a config piece; never raises. Broken input gives `data=None` and a ConfigError.
 
     `scan_tabs=False` leaves out the second scan of a text holding a tab with AI Toolkit's own
     (pure-Python) scanner: for a text made from one that passed it by edits that add no tab.
+    `mapped=False` gives the data with an empty source map, for a text that is only checked for what
+    it holds (no fix is planned on it).
     """
     fmt = "json" if _is_json(piece) else "yaml"
     text = piece.text
     if len(text) > limits.max_config_bytes or len(text.encode("utf-8", "replace")) > limits.max_config_bytes:
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, None, ["max_config_bytes"])
-    parsed = parse_text(text, fmt, limits, scan_tabs)
+    parsed = parse_text(text, fmt, limits, scan_tabs, mapped)
     if parsed.error is not None or parsed.data is None:
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, parsed.error, parsed.hits)
     shape, process_path = shape_of(parsed.data)
