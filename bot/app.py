@@ -23,9 +23,9 @@ from discord.ext import commands
 
 from bot import buttons, listeners
 from bot import commands as bot_commands
-from bot.engine import DiagnosisEngine, EnginePort, kinds_of_report
+from bot.engine import INLINE_INPUT_CHARS, DiagnosisEngine, EnginePort, kinds_of_report
 from bot.heartbeat import write_heartbeat
-from bot.inputs import MAX_TEXT_ATTACHMENTS, IgnoredFile, inputs_hash
+from bot.inputs import MAX_TEXT_ATTACHMENTS, IgnoredFile, input_size, inputs_hash
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
 from bot.send import NO_MENTIONS, from_reply
@@ -64,7 +64,9 @@ class _Turn:
 
 
 class OomBot(commands.Bot):
-    def __init__(self, settings: BotSettings, engine: EnginePort, **client_options: Any) -> None:
+    def __init__(
+        self, settings: BotSettings, engine: EnginePort, *, inline_input_chars: int = 0, **client_options: Any
+    ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
         intents.guild_messages = True
@@ -80,6 +82,8 @@ class OomBot(commands.Bot):
         )
         self.settings = settings
         self.engine = engine
+        # Engine work on at most this many characters of input runs on the event loop (see `engine_call`).
+        self.inline_input_chars = inline_input_chars
         self.scope = AutoScope(frozenset(settings.help_channel_ids), frozenset(settings.forum_channel_ids))
         self.cooldown = Cooldown(settings.user_cooldown_seconds)
         self.channel_limiter = WindowLimiter(settings.channel_replies_per_minute, 60.0)
@@ -127,6 +131,11 @@ class OomBot(commands.Bot):
                     await asyncio.to_thread(write_heartbeat, self.settings.heartbeat_path)
                 except OSError as exc:
                     log.warning("cannot write the heartbeat file: %s", exc.strerror)
+            try:
+                # The event loop's connection never checkpoints (see `Store`); keep the log short.
+                await self.db(self.store.checkpoint)
+            except sqlite3.Error as exc:
+                log.warning("checkpoint failed: %s", exc)
             if time.time() - last_purge > 3600:
                 last_purge = time.time()
                 try:
@@ -189,6 +198,15 @@ class OomBot(commands.Bot):
         future = loop.run_in_executor(self._engine_pool, functools.partial(fn, *args, **kwargs))
         return await asyncio.wait_for(future, self.settings.diagnosis_timeout_seconds)
 
+    async def engine_call(self, size: int, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Engine work over `size` characters of input. Up to `inline_input_chars` it runs right here,
+        without the timeout: the engine's own limits keep such an input to milliseconds (a chat
+        message is well under one), less than the hop to a worker thread and back costs. Anything
+        bigger goes to the engine pool, under the timeout."""
+        if size <= self.inline_input_chars:
+            return fn(*args, **kwargs)
+        return await self.run_engine(fn, *args, **kwargs)
+
     def claim(self, message_id: int) -> bool:
         """Mark a message as being answered; False when another event is already on it."""
         if message_id in self._inflight:
@@ -227,6 +245,9 @@ class OomBot(commands.Bot):
     async def guild_prefs(self, guild_id: int | None) -> GuildSettings:
         if guild_id is None:
             return GuildSettings()
+        known = self.store.known_guild_settings(guild_id)
+        if known is not None:
+            return known
         return await self.db(self.store.guild_settings, guild_id)
 
     async def guild_language(self, guild_id: int | None) -> str:
@@ -258,7 +279,8 @@ class OomBot(commands.Bot):
 
     async def diagnose(self, request: Request) -> Report:
         inputs = request.gathered.inputs
-        return await self.run_engine(
+        return await self.engine_call(
+            input_size(inputs),
             self.engine.diagnose,
             [i.text for i in inputs],
             locale=request.explicit_language,
@@ -274,7 +296,9 @@ class OomBot(commands.Bot):
             lang = self.engine.choose_language(
                 request.explicit_language, request.user_locale, guild_default, report.language
             )
-        reply = await self.run_engine(self.engine.render, report, lang=lang, step=step)
+        # The report (and so the reply) grows with the input it was made from.
+        size = input_size(request.gathered.inputs)
+        reply = await self.engine_call(size, self.engine.render, report, lang=lang, step=step)
         notes = [*request.notes, *self.ignored_notes(request.gathered.ignored, lang)]
         labels = ButtonLabels(
             next_step=self.t("button.next_step", lang),
@@ -299,51 +323,54 @@ class OomBot(commands.Bot):
         now = time.time()
         kinds = kinds_of_report(prepared.report)
 
+        inputs = request.gathered.inputs
+
         def scrub_all() -> tuple[tuple[str, str], ...]:
-            return tuple((i.source, self.engine.scrub(i.text, i.source)) for i in request.gathered.inputs)
+            return tuple((i.source, self.engine.scrub(i.text, i.source)) for i in inputs)
 
-        # Scrubbing reads up to the input cap per input: engine work, so on the engine pool and
-        # under its timeout, like the diagnosis itself.
-        scrubbed = await self.run_engine(scrub_all)
+        # Scrubbing reads up to the input cap per input: engine work, so (unless small) on the engine
+        # pool and under its timeout, like the diagnosis itself.
+        scrubbed = await self.engine_call(input_size(inputs), scrub_all)
+        case = Case(
+            reply_id=reply_id,
+            source_id=request.source_id,
+            guild_id=request.guild_id,
+            channel_id=request.channel_id,
+            author_id=request.author_id,
+            inputs=scrubbed,
+            language=prepared.language,
+            explicit_language=request.explicit_language is not None,
+            gpu_vram_gib=request.gpu_vram_gib,
+            step=prepared.step,
+            created=now,
+            has_config=kinds.config,
+            has_log=kinds.log,
+        )
+        rule_ids = [f.rule_id for f in prepared.report.findings]
+        sources = () if request.source_id is None else (request.source_id, *request.also_answers)
 
-        def persist() -> None:
-            self.store.save_case(
-                Case(
-                    reply_id=reply_id,
-                    source_id=request.source_id,
-                    guild_id=request.guild_id,
-                    channel_id=request.channel_id,
-                    author_id=request.author_id,
-                    inputs=scrubbed,
-                    language=prepared.language,
-                    explicit_language=request.explicit_language is not None,
-                    gpu_vram_gib=request.gpu_vram_gib,
-                    step=prepared.step,
-                    created=now,
-                    has_config=kinds.config,
-                    has_log=kinds.log,
-                )
-            )
-            self.store.record_diagnosis(
-                reply_id, request.guild_id, [f.rule_id for f in prepared.report.findings], now
-            )
-            sources = () if request.source_id is None else (request.source_id, *request.also_answers)
+        def answers() -> list[Answer]:
             # Every merged message gets the merged hash: an edit of either compares against the whole.
-            digest = inputs_hash(request.gathered.inputs)
-            for source_id in sources:
-                self.store.record_answer(
-                    Answer(
-                        source_id=source_id,
-                        reply_id=reply_id,
-                        channel_id=request.channel_id,
-                        guild_id=request.guild_id,
-                        author_id=request.author_id,
-                        inputs_hash=digest,
-                        created=now if answered_at is None else answered_at,
-                    )
+            digest = inputs_hash(inputs)
+            return [
+                Answer(
+                    source_id=source_id,
+                    reply_id=reply_id,
+                    channel_id=request.channel_id,
+                    guild_id=request.guild_id,
+                    author_id=request.author_id,
+                    inputs_hash=digest,
+                    created=now if answered_at is None else answered_at,
                 )
+                for source_id in sources
+            ]
 
-        await self.db(persist)
+        # A small case is a few rows: written right here unless the store is busy, since a thread
+        # hop (and the GIL hand-over to it while the loop works) costs more than the write. The
+        # member's next message waits for this (see `member_turn`), so it must not wait for a hop.
+        small = input_size(inputs) <= self.inline_input_chars
+        if not (small and self.store.try_save_reply(case, rule_ids, answers())):
+            await self.db(lambda: self.store.save_reply(case, rule_ids, answers()))
         log.info(
             "reply %s (guild=%s channel=%s source=%s step=%s): %s",
             reply_id,
@@ -351,7 +378,7 @@ class OomBot(commands.Bot):
             request.channel_id,
             request.source_id,
             prepared.step,
-            ",".join(f.rule_id for f in prepared.report.findings) or "-",
+            ",".join(rule_ids) or "-",
         )
 
     async def apologize(self, interaction: discord.Interaction) -> None:
@@ -368,4 +395,4 @@ class OomBot(commands.Bot):
 
 def create_bot(settings: BotSettings, **client_options: Any) -> OomBot:
     """The bot with the real engine. Start it with `await bot.start(token)` (or login + connect)."""
-    return OomBot(settings, DiagnosisEngine(), **client_options)
+    return OomBot(settings, DiagnosisEngine(), inline_input_chars=INLINE_INPUT_CHARS, **client_options)

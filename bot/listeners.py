@@ -135,7 +135,8 @@ async def answer(bot: OomBot, message: discord.Message) -> None:
 
 
 async def _answer(bot: OomBot, message: discord.Message) -> None:
-    if await bot.db(bot.store.answer_for, message.id) is not None:
+    # On the event loop: a lookup on the store's own connection for it costs less than a thread hop.
+    if bot.store.answer_for(message.id) is not None:
         return
     mention = _is_mention(bot, message)
     if not mention:
@@ -190,7 +191,7 @@ async def _answer_in_turn(bot: OomBot, message: discord.Message, mention: bool) 
 
 async def _recent_answer(bot: OomBot, message: discord.Message) -> Answer | None:
     """This member's latest answered message here, while its reply may still be edited."""
-    latest = await bot.db(bot.store.latest_answer, message.channel.id, message.author.id)
+    latest = bot.store.latest_answer(message.channel.id, message.author.id)
     if latest is None or not within_edit_window(
         latest.created, time.time(), bot.settings.edit_window_minutes
     ):
@@ -272,7 +273,7 @@ def _may_reply(bot: OomBot, message: discord.Message, moderator: bool, *, take: 
 async def on_raw_message_edit(bot: OomBot, payload: discord.RawMessageUpdateEvent) -> None:
     if "content" not in payload.data and "attachments" not in payload.data:
         return  # an embed unfurl, a pin: not the author's edit
-    answered = await bot.db(bot.store.answer_for, payload.message_id)
+    answered = bot.store.answer_for(payload.message_id)
     if answered is None or not within_edit_window(
         answered.created, time.time(), bot.settings.edit_window_minutes
     ):

@@ -7,7 +7,13 @@
 - `diagnosis_rules` + `feedback`: diagnoses per rule and 👍/👎 votes, for `/oom-stats`.
 - `guild_settings`: per-guild language and auto mode set with `/oom-config`.
 
-The class is synchronous and thread-safe; the bot calls it through `asyncio.to_thread`.
+The class is synchronous and thread-safe; the bot calls it through `asyncio.to_thread`, except for
+the few methods made for the event loop (`answer_for`, `latest_answer`, `known_guild_settings`,
+`try_save_reply`), which never wait for another writer.
+
+The journal is WAL with `synchronous=NORMAL`: a commit is not fsynced on its own (the WAL is at each
+checkpoint), so a reply's bookkeeping costs no disk flush. A crash of the bot loses nothing; a power
+loss may lose the last commits, and the worst outcome is then a message answered a second time.
 """
 
 from __future__ import annotations
@@ -87,6 +93,10 @@ _V4: Migration = (
 
 MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
 
+# The event loop's lookups wait at most this long for SQLite. In WAL mode a reader does not wait for
+# writers; it only waits while another connection recovers or closes the write-ahead log.
+_LOOP_READ_TIMEOUT_MS = 1000
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -134,6 +144,66 @@ class RuleStats:
     unhelpful: int
 
 
+def _insert_answer(db: sqlite3.Connection, answer: Answer) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO answered VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            answer.source_id,
+            answer.reply_id,
+            answer.channel_id,
+            answer.guild_id,
+            answer.author_id,
+            answer.inputs_hash,
+            answer.created,
+        ),
+    )
+
+
+def _insert_case(db: sqlite3.Connection, case: Case) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            case.reply_id,
+            case.source_id,
+            case.guild_id,
+            case.channel_id,
+            case.author_id,
+            json.dumps([list(pair) for pair in case.inputs], ensure_ascii=False),
+            case.language,
+            int(case.explicit_language),
+            case.gpu_vram_gib,
+            case.step,
+            case.created,
+            None if case.has_config is None else int(case.has_config),
+            None if case.has_log is None else int(case.has_log),
+        ),
+    )
+
+
+def _insert_rules(
+    db: sqlite3.Connection, reply_id: int, guild_id: int | None, rule_ids: Sequence[str], now: float
+) -> None:
+    db.executemany(
+        "INSERT OR IGNORE INTO diagnosis_rules VALUES (?, ?, ?, ?)",
+        [(reply_id, guild_id, rule_id, now) for rule_id in dict.fromkeys(rule_ids)],
+    )
+
+
+def _write_reply(
+    db: sqlite3.Connection, case: Case, rule_ids: Sequence[str], answers: Sequence[Answer]
+) -> None:
+    """The rows of one sent reply, inside the transaction the caller began; commits or rolls back."""
+    try:
+        _insert_case(db, case)
+        _insert_rules(db, case.reply_id, case.guild_id, rule_ids, case.created)
+        for answer in answers:
+            _insert_answer(db, answer)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
 class Store:
     def __init__(self, path: Path | str, migrations: Sequence[Migration] = MIGRATIONS) -> None:
         if str(path) != ":memory:":
@@ -142,12 +212,38 @@ class Store:
         self._lock = threading.Lock()
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=5000")
             self._migrate(migrations)
+        # What the bot does for every message (was it answered already? the member's latest answer;
+        # a small reply's bookkeeping) goes through a second connection, made for the event loop: in
+        # WAL mode its reads never wait for the other connection's writes, and its writes never wait
+        # at all (`try_save_reply` gives up at once when the store is busy). It never checkpoints
+        # either, so the event loop never waits for a disk flush: `checkpoint` (from a thread) does.
+        if str(path) == ":memory:":
+            self._loop_db, self._loop_lock = self._db, self._lock  # a second connection would be empty
+        else:
+            self._loop_db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._loop_db.execute("PRAGMA synchronous=NORMAL")
+            self._loop_db.execute("PRAGMA wal_autocheckpoint=0")
+            self._loop_db.execute(f"PRAGMA busy_timeout={_LOOP_READ_TIMEOUT_MS}")
+            self._loop_lock = threading.Lock()
+        # The bot is the only writer of guild settings, so what it wrote or read stays true; the
+        # language of every reply is read from here without a database round trip.
+        self._guilds: dict[int, GuildSettings] = {}
 
     def close(self) -> None:
+        with self._loop_lock:
+            if self._loop_db is not self._db:
+                self._loop_db.close()
         with self._lock:
             self._db.close()
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file (PASSIVE: waits for nobody). The bot
+        calls it from a thread now and then, as the event loop's connection never does."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # ---------------------------------------------------------------- schema
 
@@ -181,8 +277,9 @@ class Store:
     # ---------------------------------------------------------------- answered messages
 
     def answer_for(self, source_id: int) -> Answer | None:
-        with self._lock:
-            row = self._db.execute(
+        """Cheap enough for the event loop (a primary-key lookup on the loop's connection)."""
+        with self._loop_lock:
+            row = self._loop_db.execute(
                 "SELECT source_id, reply_id, channel_id, guild_id, author_id, inputs_hash, created "
                 "FROM answered WHERE source_id = ?",
                 (source_id,),
@@ -190,9 +287,10 @@ class Store:
         return Answer(*row) if row else None
 
     def latest_answer(self, channel_id: int, author_id: int) -> Answer | None:
-        """The most recent answered message of this member in this channel."""
-        with self._lock:
-            row = self._db.execute(
+        """The most recent answered message of this member in this channel (indexed; cheap enough
+        for the event loop, on the loop's connection)."""
+        with self._loop_lock:
+            row = self._loop_db.execute(
                 "SELECT source_id, reply_id, channel_id, guild_id, author_id, inputs_hash, created "
                 "FROM answered WHERE channel_id = ? AND author_id = ? ORDER BY created DESC LIMIT 1",
                 (channel_id, author_id),
@@ -209,18 +307,7 @@ class Store:
 
     def record_answer(self, answer: Answer) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO answered VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    answer.source_id,
-                    answer.reply_id,
-                    answer.channel_id,
-                    answer.guild_id,
-                    answer.author_id,
-                    answer.inputs_hash,
-                    answer.created,
-                ),
-            )
+            _insert_answer(self._db, answer)
 
     def forget_reply(self, reply_id: int) -> None:
         """The reply was deleted: drop its stored inputs (the answered marker stays: no re-answer)."""
@@ -231,24 +318,33 @@ class Store:
 
     def save_case(self, case: Case) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    case.reply_id,
-                    case.source_id,
-                    case.guild_id,
-                    case.channel_id,
-                    case.author_id,
-                    json.dumps([list(pair) for pair in case.inputs], ensure_ascii=False),
-                    case.language,
-                    int(case.explicit_language),
-                    case.gpu_vram_gib,
-                    case.step,
-                    case.created,
-                    None if case.has_config is None else int(case.has_config),
-                    None if case.has_log is None else int(case.has_log),
-                ),
-            )
+            _insert_case(self._db, case)
+
+    def save_reply(self, case: Case, rule_ids: Sequence[str], answers: Sequence[Answer]) -> None:
+        """Everything a sent reply leaves behind (its case, its rules for the stats, the answered
+        markers of its messages) in one transaction: one commit instead of one per row."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            _write_reply(self._db, case, rule_ids, answers)
+
+    def try_save_reply(self, case: Case, rule_ids: Sequence[str], answers: Sequence[Answer]) -> bool:
+        """`save_reply` on the event loop's connection, only if that needs no waiting: False (and
+        nothing written) while another connection or thread is writing; then use `save_reply`."""
+        if not self._loop_lock.acquire(blocking=False):
+            return False
+        try:
+            db = self._loop_db
+            db.execute("PRAGMA busy_timeout=0")
+            try:
+                db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:  # "database is locked": a writer is at work
+                return False
+            finally:
+                db.execute(f"PRAGMA busy_timeout={_LOOP_READ_TIMEOUT_MS}")
+            _write_reply(db, case, rule_ids, answers)
+            return True
+        finally:
+            self._loop_lock.release()
 
     def case(self, reply_id: int) -> Case | None:
         with self._lock:
@@ -285,10 +381,7 @@ class Store:
         self, reply_id: int, guild_id: int | None, rule_ids: Sequence[str], now: float
     ) -> None:
         with self._lock:
-            self._db.executemany(
-                "INSERT OR IGNORE INTO diagnosis_rules VALUES (?, ?, ?, ?)",
-                [(reply_id, guild_id, rule_id, now) for rule_id in dict.fromkeys(rule_ids)],
-            )
+            _insert_rules(self._db, reply_id, guild_id, rule_ids, now)
 
     def record_feedback(self, reply_id: int, user_id: int, helpful: bool, now: float) -> None:
         """One vote per user and reply; a second click changes the vote."""
@@ -325,12 +418,24 @@ class Store:
 
     def guild_settings(self, guild_id: int) -> GuildSettings:
         with self._lock:
+            known = self._guilds.get(guild_id)
+            if known is not None:
+                return known
             row = self._db.execute(
                 "SELECT language, auto_mode FROM guild_settings WHERE guild_id = ?", (guild_id,)
             ).fetchone()
-        if row is None:
-            return GuildSettings()
-        return GuildSettings(language=row[0], auto_mode=None if row[1] is None else bool(row[1]))
+            settings = (
+                GuildSettings()
+                if row is None
+                else GuildSettings(language=row[0], auto_mode=None if row[1] is None else bool(row[1]))
+            )
+            self._guilds[guild_id] = settings
+        return settings
+
+    def known_guild_settings(self, guild_id: int) -> GuildSettings | None:
+        """The guild's settings when already read or written by this store, else None; never
+        touches the database, so the event loop may call it directly."""
+        return self._guilds.get(guild_id)
 
     def set_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         with self._lock:
@@ -342,6 +447,7 @@ class Store:
                     None if settings.auto_mode is None else int(settings.auto_mode),
                 ),
             )
+            self._guilds[guild_id] = settings
 
     # ---------------------------------------------------------------- retention
 
