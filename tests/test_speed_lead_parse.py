@@ -103,3 +103,21 @@ def test_unmapped_parse_of_the_bundled_configs() -> None:
     for text, fmt in texts:
         full, bare = parse_text(text, fmt), parse_text(text, fmt, mapped=False)
         assert _same_data(full.data, bare.data) and full.error == bare.error and full.hits == bare.hits
+
+
+CONFIG_DOC = (
+    "job: extension\nconfig:\n  name: x\n  process:\n"
+    "    - type: sd_trainer\n      train:\n        batch_size: 1\n"
+)
+
+
+def test_which_document_of_a_stream_is_read() -> None:
+    # The config document wins wherever it stands; otherwise the first document is read.
+    assert parse_text(CONFIG_DOC, "yaml").data["job"] == "extension"
+    assert parse_text("a: 1\n---\n" + CONFIG_DOC, "yaml").data["job"] == "extension"
+    assert parse_text(CONFIG_DOC + "---\na: 1\n", "yaml").data["job"] == "extension"
+    assert parse_text("a: 1\n---\nb: 2\n", "yaml").data == {"a": 1}
+    # A broken document after the config is never reached; after anything else it is the answer.
+    assert parse_text(CONFIG_DOC + "---\n[unclosed\n", "yaml").data["job"] == "extension"
+    assert parse_text(CONFIG_DOC + "--- [\n", "yaml").data["job"] == "extension"
+    assert parse_text("a: 1\n---\n[unclosed\n", "yaml").error is not None

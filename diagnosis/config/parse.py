@@ -26,7 +26,6 @@ import bisect
 import math
 import re
 from _json import scanstring
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -259,23 +258,36 @@ class _YamlBuilder:
                 self.source_map[path] = SourceEntry(None, span, kind, flow)
 
     def scalar(self, event: Any) -> None:
+        # The commonest event by far: a key or a value in an open mapping is handled here without the
+        # general _place (same steps, fewer calls).
         self._count(1)
         span = self.span(event.start_mark, event.end_mark)
-        flow = bool(self.stack) and self.stack[-1].flow
+        text, style, tag = event.value, event.style, event.tag
+        value = _scalar_value(text, style, tag) if tag else (text if style else resolve_plain(text))
         top = self.stack[-1] if self.stack else None
-        if (
-            top is not None
-            and top.kind == "mapping"
-            and not top.expecting_value
-            and top.container is not None
-        ):
-            # A key: keep non-string plain keys as their source text so paths hold str and int only.
-            value = _scalar_value(event.value, event.style, event.tag)
-            key = value if isinstance(value, str) else event.value
-            self._place((key,), "scalar", span, flow, 1)
+        if top is not None and top.kind == "mapping" and top.container is not None:
+            top.size += 1
+            if not top.expecting_value:
+                # A key: keep non-string plain keys as their source text so paths hold str and int only.
+                top.key = value if isinstance(value, str) else text
+                top.key_span, top.skip_value, top.expecting_value = span, False, True
+                return
+            top.expecting_value = False
+            key = top.key
+            if top.skip_value or key is None:
+                top.skip_value = False
+            else:
+                container = top.container
+                assert isinstance(container, dict)
+                if key in container:
+                    self.stale = True
+                container[key] = value
+                if self.mapped:
+                    self.source_map[(*top.path, key)] = SourceEntry(top.key_span, span, "scalar", top.flow)
+            if event.anchor:
+                self.anchors[event.anchor] = (value, "scalar", 1)
             return
-        value = _scalar_value(event.value, event.style, event.tag)
-        self._place(value, "scalar", span, flow, 1)
+        self._place(value, "scalar", span, top is not None and top.flow, 1)
         if event.anchor:
             self.anchors[event.anchor] = (value, "scalar", 1)
 
@@ -412,10 +424,6 @@ def _yaml_error(text: str, exc: yaml.YAMLError) -> ConfigError:
     return _config_error(text, line, column, str(problem))
 
 
-def _events(text: str) -> Iterator[Any]:
-    yield from yaml.parse(text, Loader=_FAST_LOADER)
-
-
 def _python_scanner_error(text: str) -> ConfigError | None:
     """What AI Toolkit's own loader (PyYAML's pure-Python SafeLoader) says about tabs.
 
@@ -447,22 +455,32 @@ def _parse_yaml(text: str, limits: Limits, scan_tabs: bool = True, mapped: bool 
     first: _Parsed | None = None
     builder = _YamlBuilder(limits, mapped)
     documents = 0
-    events = _events(text)
+    events = yaml.parse(text, Loader=_FAST_LOADER)
     try:
         for event in events:
-            if isinstance(event, yaml.ScalarEvent):
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
                 builder.scalar(event)
-            elif isinstance(event, yaml.MappingStartEvent):
+            elif kind is yaml.MappingStartEvent:
                 builder.start(event, "mapping")
-            elif isinstance(event, yaml.SequenceStartEvent):
+            elif kind is yaml.SequenceStartEvent:
                 builder.start(event, "sequence")
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
                 builder.end(event)
-            elif isinstance(event, yaml.AliasEvent):
+            elif kind is yaml.AliasEvent:
                 builder.alias(event)
-            elif isinstance(event, yaml.DocumentEndEvent):
+            elif kind is yaml.DocumentEndEvent:
                 documents += 1
                 parsed = _Parsed(builder.root, builder.source_map, None, builder.hits, builder.stale)
+                # Whether a document looks like a config matters only when another one follows.
+                try:
+                    following = next(events, None)
+                except yaml.YAMLError:
+                    if looks_like_config(builder.root):
+                        return parsed
+                    raise
+                if following is None or type(following) is yaml.StreamEndEvent:
+                    return parsed if first is None or looks_like_config(builder.root) else first
                 if looks_like_config(builder.root):
                     return parsed
                 if first is None:
