@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import logging
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -177,15 +176,16 @@ def _with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None
 
 def _same(a: Any, b: Any) -> bool:
     """Equal as config data: key order ignored, NaN equal to NaN, a boolean never equal to a number."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return bool(a.keys() == b.keys()) and all(_same(a[k], b[k]) for k in a)
+    if kind is list:
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    return bool(a == b) and type(a) is type(b)
+    if kind is float and a != a:  # NaN
+        return bool(b != b)
+    return bool(a == b)
 
 
 class _Applier:
