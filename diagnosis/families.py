@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from diagnosis.datafile import load_data
+from diagnosis.datafile import DATA_DIR, load_data_file
 
 UNKNOWN = "unknown"
 
@@ -132,10 +131,14 @@ class FamilyTable:
     unknown: Family
 
 
+def _raw() -> dict[str, Any]:
+    raw: dict[str, Any] = load_data_file(DATA_DIR / "families.yaml")
+    return raw
+
+
 @cache
 def table() -> FamilyTable:
-    text = resources.files("diagnosis.data").joinpath("families.yaml").read_text(encoding="utf-8")
-    raw = load_data(text)
+    raw = _raw()
     defaults: dict[str, Any] = raw["defaults"]
     families: dict[str, Family] = {}
     variants: dict[str, tuple[_Variant, ...]] = {}
@@ -235,8 +238,7 @@ class Thresholds:
 
 @cache
 def thresholds() -> Thresholds:
-    text = resources.files("diagnosis.data").joinpath("families.yaml").read_text(encoding="utf-8")
-    raw: dict[str, Any] = dict(load_data(text)["thresholds"])
+    raw: dict[str, Any] = dict(_raw()["thresholds"])
     for name in ("preview_ok", "preview_frames_ok"):
         raw[name] = _table(raw[name], ())
     return Thresholds(**raw)

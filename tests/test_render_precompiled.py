@@ -1,6 +1,6 @@
 """The precompiled reply templates: current, verbatim Jinja2 output, and used instead of compiling.
 
-When a template changes, `python -m diagnosis.render.precompile` rebuilds its module; until then the
+When a template changes, `python -m diagnosis.precompile` rebuilds its module; until then the
 loader compiles that template from source (slower, never stale) and the first test here fails.
 """
 
@@ -13,13 +13,13 @@ import jinja2
 import pytest
 
 from diagnosis import diagnose
+from diagnosis.precompile import COMPILED_DIR, module_text
 from diagnosis.render import render_cli, render_discord, render_explain, render_rules, templating
-from diagnosis.render.precompile import COMPILED_DIR, module_text
 from diagnosis.render.templating import TEMPLATES_DIR, fingerprint, module_name, source_environment
 from tests.conftest import CORPUS, EXAMPLES
 
 TEMPLATES = sorted(TEMPLATES_DIR.glob("*.j2"))
-REBUILD = "out of date: run `python -m diagnosis.render.precompile`"
+REBUILD = "out of date: run `python -m diagnosis.precompile`"
 
 
 def test_there_are_templates() -> None:

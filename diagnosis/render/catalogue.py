@@ -10,7 +10,7 @@ import string
 from functools import cache
 from typing import Any
 
-from diagnosis.datafile import load_data
+from diagnosis.datafile import load_data_file
 from locales import LANGUAGES, LOCALES_DIR
 
 DEFAULT_LANGUAGE = "en"
@@ -36,8 +36,7 @@ def catalogue(lang: str) -> dict[str, Entry]:
     out: dict[str, Entry] = {}
     folder = LOCALES_DIR / lang
     for path in sorted(folder.glob("*.yaml")):
-        with path.open(encoding="utf-8") as fh:
-            _flatten(path.stem, load_data(fh) or {}, out)
+        _flatten(path.stem, load_data_file(path) or {}, out)
     return out
 
 

@@ -24,7 +24,7 @@ from diagnosis.render.view import can_fill
 from locales import LOCALES_DIR
 
 TEMPLATES_DIR = LOCALES_DIR / "_shared" / "templates"
-COMPILED_PACKAGE = "diagnosis.render._compiled"  # built by `python -m diagnosis.render.precompile`
+COMPILED_PACKAGE = "diagnosis.render._compiled"  # built by `python -m diagnosis.precompile`
 
 
 class Trusted(str):
@@ -100,7 +100,7 @@ def fingerprint(env: jinja2.Environment, source: str) -> str:
 
 
 class _PrecompiledLoader(jinja2.FileSystemLoader):
-    """The templates folder, served from the modules `diagnosis.render.precompile` built from it.
+    """The templates folder, served from the modules `diagnosis.precompile` built from it.
 
     A module is used only when it was built from the template's current text with these options;
     otherwise the template is compiled from its source, as a plain FileSystemLoader would.

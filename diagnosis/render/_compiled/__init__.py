@@ -1,1 +1,1 @@
-"""Generated: the reply templates as modules (see diagnosis.render.precompile)."""
+"""Generated: the reply templates as modules (see diagnosis.precompile)."""
