@@ -53,14 +53,19 @@ class WindowLimiter:
         hits = self._hits.get(key)
         if not hits:
             return self._limit > 0
-        cutoff = self._clock() - self._window
-        return sum(1 for t in hits if t > cutoff) < self._limit
+        self._expire(hits, self._clock())
+        return len(hits) < self._limit
+
+    def _expire(self, hits: deque[float], now: float) -> None:
+        # Oldest first, so the hits still inside the window are what is left (one look per message
+        # instead of a count over up to `limit` hits).
+        while hits and hits[0] <= now - self._window:
+            hits.popleft()
 
     def try_acquire(self, key: Hashable) -> bool:
         now = self._clock()
         hits = self._hits.setdefault(key, deque())
-        while hits and hits[0] <= now - self._window:
-            hits.popleft()
+        self._expire(hits, now)
         if len(hits) >= self._limit:
             return False
         hits.append(now)

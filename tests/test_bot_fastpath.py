@@ -11,10 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
 
 from bot import listeners
 from bot.app import OomBot, create_bot
 from bot.engine import INLINE_INPUT_CHARS
+from bot.ratelimit import WindowLimiter
 from bot.store import Answer, Case, GuildSettings, Store
 from tests.bot_fakes import FakeEngine
 from tests.test_bot_app import BOT_ID, CONFIG, HELP, LOG, SECRET, Channel, Message, User, settings
@@ -343,3 +347,36 @@ def test_guild_settings_are_remembered_without_asking_the_database_again(tmp_pat
         assert again.guild_settings(1) == GuildSettings(language="ja", auto_mode=False)
     finally:
         again.close()
+
+
+# ------------------------------------------------------------------ the channel budget
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@settings_(max_examples=200, deadline=None)
+@given(
+    limit=st.integers(0, 4),
+    steps=st.lists(st.tuples(st.sampled_from(["look", "take"]), st.integers(0, 40), st.sampled_from("ab"))),
+)
+def test_the_budget_check_agrees_with_counting_every_reply_in_the_window(
+    limit: int, steps: list[tuple[str, int, str]]
+) -> None:
+    clock = _Clock()
+    limiter = WindowLimiter(limit, 60.0, clock)
+    taken: dict[str, list[float]] = {"a": [], "b": []}
+    for action, wait, key in steps:
+        clock.now += wait
+        room = sum(1 for t in taken[key] if t > clock.now - 60.0) < limit
+        if action == "look":
+            assert limiter.has_room(key) == room
+        else:
+            assert limiter.try_acquire(key) == room
+            if room:
+                taken[key].append(clock.now)
