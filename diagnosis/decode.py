@@ -65,43 +65,68 @@ def _decode_bytes(data: bytes, codec: str | None) -> str:
     return data.decode("utf-8", "replace")
 
 
-def _clean(text: str) -> tuple[bytes, bool]:
-    """`text` as UTF-8 without a BOM or NULs and with `\\n` line breaks, and whether anything changed.
+# Above this many line feeds, a "\r\n" is looked for with one bytes search instead of line by line.
+_LF_WALK = 4096
 
-    The work is done on the encoded bytes: a multi-megabyte log then costs one encoding and one
-    decoding (of what survives the cap) instead of several copies of the text.
+
+def _has_crlf(data: bytes) -> bool:
+    """Does `data` hold a "\r\n"? A log of redraws has a "\r" every hundred bytes, which makes the
+    pair search slow; its few "\n" are quicker to check one by one."""
+    if data.count(b"\n") > _LF_WALK:
+        return b"\r\n" in data
+    at = data.find(b"\n", 1)
+    while at > 0:
+        if data[at - 1] == 0x0D:
+            return True
+        at = data.find(b"\n", at + 1)
+    return False
+
+
+def _clean(text: str) -> tuple[str | None, bytes]:
+    """`text` without a BOM or NULs and with `\n` line breaks, as UTF-8, and as a str when that is
+    cheap to get without decoding (None: decode the bytes that survive the cap).
+
+    The checks run on the encoded bytes, where they are fastest; a text that only has lone `\r`
+    (terminal redraws) is fixed in both forms, so a multi-megabyte log needs no decoding at all.
     """
-    changed = False
+    same: str | None = text
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         # Lone surrogates (from a str built by surrogateescape, or a broken clipboard) cannot be
         # encoded or parsed; make them visible replacement characters.
         data = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
-        changed = True
+        same = None
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
-        changed = True
+        same = None
     if b"\x00" in data:
         data = data.replace(b"\x00", b"")
-        changed = True
+        same = None
     if b"\r" in data:
-        # Two plain replacements do what one `\r\n?` substitution does, several times faster.
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        changed = True
-    return data, changed
+        if same is not None and not _has_crlf(data):
+            same = same.replace("\r", "\n")
+        else:
+            # Two plain replacements do what one `\r\n?` substitution does, several times faster.
+            data = data.replace(b"\r\n", b"\n")
+            same = None
+        data = data.replace(b"\r", b"\n")
+    return same, data
 
 
-def _keep_end(data: bytes, cap: int) -> tuple[str, bool]:
-    """At most `cap` bytes from the end of UTF-8 `data`, decoded, starting at a line boundary if any."""
+def _keep_end(data: bytes, cap: int) -> int | None:
+    """Where the part of UTF-8 `data` to keep starts (None: all of it): the last `cap` bytes, from a
+    line start if any."""
     if len(data) <= cap:
-        return data.decode("utf-8"), False
+        return None
     start = len(data) - max(cap, 0)
     newline = data.find(b"\n", start)
     if 0 <= newline < len(data) - 1:
         start = newline + 1
     # Without a newline the cut may split a character; drop the partial bytes.
-    return str(memoryview(data)[start:], "utf-8", "ignore"), True
+    while start < len(data) and 0x80 <= data[start] < 0xC0:
+        start += 1
+    return start
 
 
 @dataclass(frozen=True)
@@ -109,6 +134,7 @@ class Decoded:
     text: str  # normalised: "\n" line breaks, no NULs, at most the cap
     truncated: bool
     newline: str  # the input's own line break, "\r\n" or "\n": a fix written back should use it
+    utf8: bytes  # text.encode("utf-8"), made on the way (the scrubber reuses it)
 
 
 def decode(data: str | bytes, cap: int) -> Decoded:
@@ -132,12 +158,18 @@ def decode(data: str | bytes, cap: int) -> Decoded:
     sample = text[:_NEWLINE_SAMPLE]
     crlf = sample.count("\r\n")
     newline = "\r\n" if crlf > sample.count("\n") - crlf else "\n"
-    data, changed = _clean(text)
-    if changed or len(data) > cap:
-        text, cut = _keep_end(data, cap)
+    same, data = _clean(text)
+    keep = _keep_end(data, cap)
+    if same is None:
+        data = data[keep or 0 :]
+        text = data.decode("utf-8")
+    elif keep is not None:
+        # The kept part of the str begins after as many characters as the cut bytes encode.
+        text = same[len(data[:keep].decode("utf-8")) :]
+        data = data[keep:]
     else:
-        cut = False  # already clean and within the cap: keep the str as it is
-    return Decoded(text, truncated or cut, newline)
+        text = same  # already clean and within the cap: the str as it is
+    return Decoded(text, truncated or keep is not None, newline, data)
 
 
 def decode_input(data: str | bytes, cap: int) -> tuple[str, bool]:

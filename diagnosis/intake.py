@@ -30,15 +30,16 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE, key_score
 from diagnosis.decode import decode
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader.detect import is_log_text
 from diagnosis.models import Intake, Piece, PieceKind, SecretHit
-from diagnosis.scrub import scrub
+from diagnosis.scrub import scrub_encoded
 
 _MAX_FENCE_LINES = 2_000
 _FENCE_START = re.compile(r"[ \t]{0,40}(`{3,}|~{3,})[ \t]*([\w+.#-]{0,40})[ \t]*$")
@@ -61,13 +62,42 @@ _ECHO_LOOKBACK = 6
 # A log region longer than this is not cut into paragraphs (each cut costs a scan).
 _MAX_PARAGRAPH_LINES = 20_000
 _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.){0,100000}"|[{}\[\]]')
-# A line that can start a config region. It is searched for in "\n" + text: the literal newline up front
-# lets the regex engine jump from line to line instead of trying every position.
-_CONFIG_START = re.compile(
-    r"\n(?:[ \t]{0,8}\{|---[ \t]*(?=\n|$)|[ \t]{0,40}(?:- {1,8})?[\"']?(?:"
-    + "|".join(sorted(ALL_KEYS, key=len, reverse=True))
-    + r")[\"']?[ \t]*:(?=[ \t\n]|$))"
-)
+
+
+def _prefix_tree(words: Iterable[str]) -> str:
+    """An alternation of `words` written as a prefix tree ("ca(?:che|ption)"): the regex engine then
+    reads a line's first letters once instead of once per word."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def render(node: dict[str, Any]) -> str:
+        alternatives = [re.escape(char) + render(child) for char, child in sorted(node.items()) if char]
+        if not alternatives:
+            return ""
+        if len(alternatives) == 1 and "" not in node:
+            return alternatives[0]
+        return "(?:" + "|".join(alternatives) + ")" + ("?" if "" in node else "")
+
+    return render(tree)
+
+
+def _config_line(keys: str) -> str:
+    """A line that can start a config region (`keys`: an alternation of the known key names)."""
+    return (
+        r"(?:[ \t]{0,8}\{|---[ \t]*(?=\n|$)|[ \t]{0,40}(?:- {1,8})?[\"']?(?:"
+        + keys
+        + r")[\"']?[ \t]*:(?=[ \t\n]|$))"
+    )
+
+
+# The first line is matched on its own and the others after their line break: the literal newline up
+# front lets the regex engine jump from line to line instead of trying every position.
+_CONFIG_FIRST_LINE = re.compile(_config_line(_prefix_tree(ALL_KEYS)))
+_CONFIG_START = re.compile("\n" + _config_line(_prefix_tree(ALL_KEYS)))
 
 
 @dataclass
@@ -335,22 +365,29 @@ def _after_log(lines: list[str], start: int) -> bool:
     return bool(before) and is_log_text("\n".join(before))
 
 
+def _config_candidates(text: str) -> Iterator[tuple[int, int]]:
+    """(start of the line, end of the match) of each line that can start a config region."""
+    first = _CONFIG_FIRST_LINE.match(text)
+    if first is not None:
+        yield 0, first.end()
+    for match in _CONFIG_START.finditer(text, first.end() if first is not None else 0):
+        yield match.start() + 1, match.end()
+
+
 def _find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, int, str]]:
     """(start line, end line, kind) of the config regions in bare text."""
     found: list[tuple[int, int, str]] = []
-    padded = "\n" + text
     line = 0
     last = 0
     done = 0  # lines before this one are inside a region already looked at
-    for match in _CONFIG_START.finditer(padded):
-        # match.start() is the newline before the candidate line (in `padded`, one char ahead of text)
-        line += padded.count("\n", last, match.start() + 1) - (1 if last == 0 else 0)
-        last = match.start() + 1
+    for line_start, match_end in _config_candidates(text):
+        line += text.count("\n", last, line_start)
+        last = line_start
         if line < done:
             continue
         current = lines[line]
         if current.lstrip().startswith("{"):
-            end = _json_end(text, lines, line, match.end() - 2, budget)
+            end = _json_end(text, lines, line, match_end - 1, budget)
             if _json_score(lines[line:end]) >= MIN_CONFIG_SCORE and not _after_log(lines, line):
                 found.append((line, end, "json"))
             done = max(end, line + 1)
@@ -647,7 +684,7 @@ def read_case(
         source = sources[index] if sources is not None and index < len(sources) else f"message {index + 1}"
         decoded = decode(data, limits.max_input_bytes)
         truncated = truncated or decoded.truncated
-        text, found = scrub(decoded.text, source)
+        text, found = scrub_encoded(decoded.text, source, decoded.utf8)
         secrets.extend(found)
         decoded_inputs.append(_Input(index, source, text, decoded.newline, text.count("\n") + 1))
     for chain in _chains(decoded_inputs):

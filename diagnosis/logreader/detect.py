@@ -90,8 +90,9 @@ def is_log_text(text: str) -> bool:
     long_text = len(text) > _HEAD_CHARS + _TAIL_CHARS
     parts = (text[:_HEAD_CHARS], text[-_TAIL_CHARS:]) if long_text else (text,)
     for part in parts:
-        if _STRONG.search(part) or _PROGRESS.search(part) or _SHELL_KILLED.search(part):
-            return True
+        # A log usually shows a program's line or a bar near its top: those searches end soonest.
         if _LINE.search("\n" + part):  # the break in front lets the first line match too
+            return True
+        if _PROGRESS.search(part) or _STRONG.search(part) or _SHELL_KILLED.search(part):
             return True
     return False
