@@ -104,7 +104,7 @@ _CONFIG_START = re.compile("\n" + _config_line(_prefix_tree(ALL_KEYS)))
 class _Region:
     kind: str  # "yaml", "json", "log", "prose"
     start: int  # first line (0-based, within the input)
-    lines: list[str]
+    lines: list[str]  # empty for a long log read whole from `text` (see _long_log)
     fenced: bool = False
     lang_tag: str | None = None
     text: str | None = None  # "\n".join(lines) when it is at hand already (a long log: no second copy)
@@ -574,7 +574,26 @@ def _whole_config(lines: list[str], budget: int) -> bool:
     )
 
 
+def _long_log(text: str, budget: int) -> _Region | None:
+    """The whole text as one log region, when that is clear without cutting it into lines.
+
+    That is what the general path below makes of a text with no fence, in which no config region can
+    start (so it is not one config either), and which is a log with too many lines to cut into
+    paragraphs; for a multi-megabyte log, making the list of its lines would cost more than reading it.
+    """
+    if text.count("\n") < _MAX_PARAGRAPH_LINES:
+        return None
+    if _fence_lines(text) or next(_config_candidates(text), None) is not None or not is_log_text(text):
+        return None
+    return _Region("log", 0, [], text=text)
+
+
 def _regions(text: str, budget: int) -> list[_Region]:
+    whole = _long_log(text, budget)
+    return [whole] if whole is not None else _split_regions(text, budget)
+
+
+def _split_regions(text: str, budget: int) -> list[_Region]:
     regions: list[_Region] = []
     blocks = _split_fences(text)
     for block in blocks:
