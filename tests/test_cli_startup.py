@@ -55,7 +55,9 @@ def test_json_output_needs_neither_pydantic_nor_the_templates_nor_the_catalogues
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
-def test_terminal_output_never_loads_pydantic_or_the_bot(fmt: str) -> None:
-    loaded = modules_after("check", str(CONFIG), "--format", fmt)
-    assert "diagnosis.render.templating" in loaded
-    assert {"pydantic", "pydantic_core", "bot", "discord", "aiosqlite"}.isdisjoint(packages(loaded))
+@pytest.mark.parametrize("path", [CONFIG, LOG], ids=["config", "log"])
+def test_terminal_output_uses_the_translated_templates_not_jinja2(fmt: str, path: object) -> None:
+    loaded = modules_after("check", str(path), "--format", fmt)
+    assert "diagnosis.render._compiled.headline" in loaded  # the probe did render a reply
+    unneeded = {"jinja2", "markupsafe", "pydantic", "pydantic_core", "bot", "discord", "aiosqlite"}
+    assert unneeded.isdisjoint(packages(loaded))

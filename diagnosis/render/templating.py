@@ -4,24 +4,29 @@ A target is where the text goes: `discord` (Discord and Markdown) or `text` (a t
 run with autoescape off; every user-derived value reaches the output through the target's escaping,
 either the `u` filter, `ic` (inline code), `code` (a block), or `t(...)`, which escapes its params.
 Text that came from the catalogue is wrapped in `Trusted` so it is not escaped twice.
+
+The templates are rendered by their Python translations (`diagnosis.render._compiled`, built by
+`python -m diagnosis.precompile`), so a reply needs no Jinja2 import or template compilation; a
+template whose translation is missing or out of date is rendered by Jinja2 itself.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
+import importlib
 import re
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from diagnosis.render import escape
 from diagnosis.render.catalogue import fill, lookup
+from diagnosis.render.runtime import TRANSLATOR_VERSION
 from diagnosis.render.view import can_fill
 from locales import LOCALES_DIR
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATES_DIR = LOCALES_DIR / "_shared" / "templates"
 COMPILED_PACKAGE = "diagnosis.render._compiled"  # built by `python -m diagnosis.precompile`
@@ -68,99 +73,61 @@ TARGETS = {
 }
 
 
+# The environment's options, also recorded in each translated module: a module built with others is
+# not used. Missing values behave as jinja2.ChainableUndefined (runtime.Undefined mirrors it).
+JINJA_OPTIONS: dict[str, Any] = {
+    "autoescape": False,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "keep_trailing_newline": False,
+}
+
+
 def module_name(template: str) -> str | None:
     """`headline.j2` → `headline`; None for a name that cannot be a module."""
     stem = template.removesuffix(".j2")
     return stem if template.endswith(".j2") and stem.isidentifier() else None
 
 
-def fingerprint(env: jinja2.Environment, source: str) -> str:
-    """What the generated code depends on: the source, Jinja2's version, the options that shape parsing
-    and code generation."""
-    options = (
-        jinja2.__version__,
-        env.block_start_string,
-        env.block_end_string,
-        env.variable_start_string,
-        env.variable_end_string,
-        env.comment_start_string,
-        env.comment_end_string,
-        env.line_statement_prefix,
-        env.line_comment_prefix,
-        env.trim_blocks,
-        env.lstrip_blocks,
-        env.newline_sequence,
-        env.keep_trailing_newline,
-        env.optimized,
-        env.is_async,
-        repr(env.autoescape),
-        tuple(sorted(env.extensions)),
-    )
-    return hashlib.sha256(repr((options, source)).encode("utf-8")).hexdigest()
+Renderer = Callable[[dict[str, Any]], str]
 
 
-class _PrecompiledLoader(jinja2.FileSystemLoader):
-    """The templates folder, served from the modules `diagnosis.precompile` built from it.
-
-    A module is used only when it was built from the template's current text with these options;
-    otherwise the template is compiled from its source, as a plain FileSystemLoader would.
-    """
-
-    def load(
-        self,
-        environment: jinja2.Environment,
-        name: str,
-        globals: MutableMapping[str, Any] | None = None,
-    ) -> jinja2.Template:
-        source, _, _ = self.get_source(environment, name)
-        namespace = _compiled_namespace(name)
-        if namespace is not None and namespace.get("FINGERPRINT") == fingerprint(environment, source):
-            return environment.template_class.from_module_dict(
-                environment, namespace, {} if globals is None else globals
-            )
-        return super().load(environment, name, globals)
-
-
-def _compiled_namespace(name: str) -> dict[str, Any] | None:
-    """The precompiled module of a template run in a namespace of its own (not in sys.modules): a
-    template binds its module to one environment, and each environment gets its own."""
+@cache
+def translated(name: str) -> Renderer | None:
+    """The translated template's `render`, when its module was built from the template's current text
+    with the current options and translator; else None (Jinja2 renders it)."""
     stem = module_name(name)
     if stem is None:
         return None
     try:
-        spec = importlib.util.find_spec(f"{COMPILED_PACKAGE}.{stem}")
-    except ImportError:
+        module = importlib.import_module(f"{COMPILED_PACKAGE}.{stem}")
+        source = (TEMPLATES_DIR / name).read_text(encoding="utf-8")
+    except (ImportError, OSError):
         return None
-    get_code = getattr(spec.loader, "get_code", None) if spec is not None else None
-    if spec is None or get_code is None:
-        return None
-    code = get_code(spec.name)  # from its .pyc when that is current, as an import would
-    if code is None:
-        return None
-    namespace: dict[str, Any] = {"__name__": spec.name, "__file__": spec.origin}
-    exec(code, namespace)
-    return namespace
+    current = (
+        getattr(module, "SOURCE", None) == source
+        and getattr(module, "OPTIONS", None) == JINJA_OPTIONS
+        and getattr(module, "TRANSLATOR", None) == TRANSLATOR_VERSION
+    )
+    render: Renderer | None = getattr(module, "render", None) if current else None
+    return render
 
 
-def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
+def source_environment() -> jinja2.Environment:
+    """Jinja2 itself over the templates folder: the reference the translations are built from and
+    checked against, and the renderer of a template whose translation is missing or stale."""
+    import jinja2
+
     return jinja2.Environment(
-        loader=loader,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
         undefined=jinja2.ChainableUndefined,
+        **JINJA_OPTIONS,
     )
 
 
 @cache
 def environment() -> jinja2.Environment:
-    return _environment(_PrecompiledLoader(str(TEMPLATES_DIR)))
-
-
-def source_environment() -> jinja2.Environment:
-    """The same environment compiling every template from its source (for precompiling and tests)."""
-    return _environment(jinja2.FileSystemLoader(str(TEMPLATES_DIR)))
+    return source_environment()
 
 
 def _number(value: float) -> str:
@@ -302,6 +269,8 @@ def tidy(text: str) -> str:
 
 def render_template(name: str, lang: str, target: str, **context: Any) -> str:
     wording = Wording(lang, TARGETS[target])
-    env = environment()
-    template = env.get_template(name)
-    return tidy(template.render(**wording.globals(), **context))
+    variables = dict(**wording.globals(), **context)
+    render = translated(name)
+    if render is not None:
+        return tidy(render(variables))
+    return tidy(environment().get_template(name).render(variables))

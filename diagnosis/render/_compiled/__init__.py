@@ -1,1 +1,1 @@
-"""Generated: the reply templates as modules (see diagnosis.precompile)."""
+"""Generated: the reply templates as Python (see diagnosis.precompile)."""

@@ -1,306 +1,221 @@
-from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
-name = 'diagnosis.j2'
+from diagnosis.render.runtime import UNDEFINED, Loop, Scope, attr, call, concat, item, macro
+from diagnosis.render.runtime import f_join, f_length, f_list, f_selectattr
 
-def root(context, missing=missing):
-    resolve = context.resolve_or_missing
-    undefined = environment.undefined
-    concat = environment.concat
-    cond_expr_undefined = Undefined
-    if 0: yield None
-    l_0_v = resolve('v')
-    l_0_b = resolve('b')
-    l_0_t = resolve('t')
-    l_0_f = resolve('f')
-    l_0_code = resolve('code')
-    l_0_rt = resolve('rt')
-    l_0_variants = resolve('variants')
-    l_0_rt_list = resolve('rt_list')
-    l_0_p = resolve('p')
-    l_0_oom_line = l_0_rule_block = missing
-    try:
-        t_1 = environment.filters['join']
-    except KeyError:
-        @internalcode
-        def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
-    try:
-        t_2 = environment.filters['length']
-    except KeyError:
-        @internalcode
-        def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
-    pass
-    def macro(l_1_o):
-        t_3 = []
-        l_1__ = resolve('_')
-        l_1_parts = missing
-        if l_1_o is missing:
-            l_1_o = undefined("parameter 'o' was not provided", name='o')
-        pass
-        l_1_parts = []
-        if environment.getattr(l_1_o, 'tried'):
-            pass
-            l_1__ = context.call(environment.getattr((undefined(name='parts') if l_1_parts is missing else l_1_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.oom.tried', tried=environment.getattr(l_1_o, 'tried')))
-        if (environment.getattr(l_1_o, 'free') and environment.getattr(l_1_o, 'total')):
-            pass
-            l_1__ = context.call(environment.getattr((undefined(name='parts') if l_1_parts is missing else l_1_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.oom.free_of_total', free=environment.getattr(l_1_o, 'free'), total=environment.getattr(l_1_o, 'total')))
-        elif environment.getattr(l_1_o, 'total'):
-            pass
-            l_1__ = context.call(environment.getattr((undefined(name='parts') if l_1_parts is missing else l_1_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.oom.total', total=environment.getattr(l_1_o, 'total')))
-        elif environment.getattr(l_1_o, 'free'):
-            pass
-            l_1__ = context.call(environment.getattr((undefined(name='parts') if l_1_parts is missing else l_1_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.oom.free', free=environment.getattr(l_1_o, 'free')))
-        if environment.getattr(l_1_o, 'process'):
-            pass
-            l_1__ = context.call(environment.getattr((undefined(name='parts') if l_1_parts is missing else l_1_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.oom.process', process=environment.getattr(l_1_o, 'process')))
-        if environment.getattr(l_1_o, 'others'):
-            pass
-            l_1__ = context.call(environment.getattr((undefined(name='parts') if l_1_parts is missing else l_1_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.oom.others', others=environment.getattr(l_1_o, 'others')))
-        t_3.extend((
-            str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.oom.label')),
-            str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.sep')),
-            str(t_1(context.eval_ctx, (undefined(name='parts') if l_1_parts is missing else l_1_parts), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.oom.joiner'))),
-        ))
-        return concat(t_3)
-    context.exported_vars.add('oom_line')
-    context.vars['oom_line'] = l_0_oom_line = Macro(environment, macro, 'oom_line', ('o',), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_s, l_1_full):
-        t_4 = []
-        l_1_action = resolve('action')
-        l_1_trusted = resolve('trusted')
-        l_1_first = resolve('first')
-        l_1_detail = resolve('detail')
-        l_1_act = missing
-        if l_1_s is missing:
-            l_1_s = undefined("parameter 's' was not provided", name='s')
-        if l_1_full is missing:
-            l_1_full = undefined("parameter 'full' was not provided", name='full')
-        pass
-        l_1_act = context.call((undefined(name='action') if l_1_action is missing else l_1_action), environment.getattr(l_1_s, 'rule_id'), environment.getattr(l_1_s, 'params'))
-        t_4.extend((
-            '✅ ',
-            str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.item', number=environment.getattr(l_1_s, 'number'), action=context.call((undefined(name='trusted') if l_1_trusted is missing else l_1_trusted), (undefined(name='act') if l_1_act is missing else l_1_act))))),
-            ' · ',
-            str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), str_join(('reply.applicability.', environment.getattr(l_1_s, 'applicability'), )))),
-            '\n',
-        ))
-        if l_1_full:
-            pass
-            l_1_detail = context.call((undefined(name='first') if l_1_first is missing else l_1_first), environment.getattr(l_1_s, 'rule_id'), ('detail', 'detail_short'), environment.getattr(l_1_s, 'params'))
-            if (undefined(name='detail') if l_1_detail is missing else l_1_detail):
-                pass
-                t_4.extend((
-                    str((undefined(name='detail') if l_1_detail is missing else l_1_detail)),
-                    '\n',
-                ))
-            for l_2_extra in context.call((undefined(name='variants') if l_0_variants is missing else l_0_variants), environment.getattr(l_1_s, 'rule_id'), environment.getattr(l_1_s, 'params')):
-                _loop_vars = {}
-                pass
-                t_4.extend((
-                    str(l_2_extra),
-                    '\n',
-                ))
-            l_2_extra = missing
-            t_4.extend((
-                str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), environment.getattr(l_1_s, 'rule_id'), 'explanation')),
-                '\n',
-            ))
-            for l_2_line in context.call((undefined(name='rt_list') if l_0_rt_list is missing else l_0_rt_list), environment.getattr(l_1_s, 'rule_id'), 'fix', environment.getattr(l_1_s, 'params')):
-                _loop_vars = {}
-                pass
-                t_4.extend((
-                    str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet', _loop_vars=_loop_vars)),
-                    ' ',
-                    str(l_2_line),
-                    '\n',
-                ))
-            l_2_line = missing
-            t_4.extend((
-                str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.where')),
-                str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.sep')),
-                str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), environment.getattr(l_1_s, 'rule_id'), 'ui_path', environment.getattr(l_1_s, 'params'))),
-                '\n',
-            ))
-            if (environment.getattr(l_1_s, 'rule_id') in ('gc_off', 'risky_family_gc_off')):
-                pass
-                t_4.extend((
-                    str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.gc.retry_first')),
-                    '\n',
-                ))
-        return concat(t_4)
-    context.exported_vars.add('rule_block')
-    context.vars['rule_block'] = l_0_rule_block = Macro(environment, macro, 'rule_block', ('s', 'full'), False, False, False, context.eval_ctx.autoescape)
-    if ((environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'evidence') or environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'oom')) and (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') != 'yaml_invalid')):
-        pass
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.section.evidence')))
-        yield '\n'
-        if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'oom'):
-            pass
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet'))
-            yield ' '
-            yield str(context.call((undefined(name='oom_line') if l_0_oom_line is missing else l_0_oom_line), environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'oom')))
-            yield '\n'
-        for l_1_e in environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'evidence'):
-            l_1_ic = resolve('ic')
-            _loop_vars = {}
-            pass
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet', _loop_vars=_loop_vars))
-            yield ' '
-            yield str((context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.evidence.user', _loop_vars=_loop_vars) if (environment.getattr(l_1_e, 'source') == 'user') else (context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.evidence.at_line', source=environment.getattr(l_1_e, 'source'), line=environment.getattr(l_1_e, 'line'), _loop_vars=_loop_vars) if environment.getattr(l_1_e, 'line') else context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.evidence.at_source', source=environment.getattr(l_1_e, 'source'), _loop_vars=_loop_vars))))
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.sep', _loop_vars=_loop_vars))
-            yield str(context.call((undefined(name='ic') if l_1_ic is missing else l_1_ic), environment.getattr(l_1_e, 'text'), _loop_vars=_loop_vars))
-            yield '\n'
-        l_1_e = l_1_ic = missing
-        yield '\n'
-    if (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'not_oom'):
-        pass
-        l_0_f = environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'findings'), 'not_oom')
-        context.vars['f'] = l_0_f
-        context.exported_vars.add('f')
-        if ((undefined(name='f') if l_0_f is missing else l_0_f) and environment.getattr(environment.getattr((undefined(name='f') if l_0_f is missing else l_0_f), 'params'), 'headline')):
-            pass
-            yield str(context.call((undefined(name='code') if l_0_code is missing else l_0_code), environment.getattr(environment.getattr((undefined(name='f') if l_0_f is missing else l_0_f), 'params'), 'headline'), ''))
-            yield '\n'
-        yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), 'not_oom', 'explanation'))
-        yield '\n'
-        for l_1_extra in context.call((undefined(name='variants') if l_0_variants is missing else l_0_variants), 'not_oom', (environment.getattr((undefined(name='f') if l_0_f is missing else l_0_f), 'params') if (undefined(name='f') if l_0_f is missing else l_0_f) else {})):
-            _loop_vars = {}
-            pass
-            yield str(l_1_extra)
-            yield '\n'
-        l_1_extra = missing
-        for l_1_line in context.call((undefined(name='rt_list') if l_0_rt_list is missing else l_0_rt_list), 'not_oom', 'fix'):
-            _loop_vars = {}
-            pass
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet', _loop_vars=_loop_vars))
-            yield ' '
-            yield str(l_1_line)
-            yield '\n'
-        l_1_line = missing
-    elif (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'yaml_invalid'):
-        pass
-        l_0_p = environment.getattr(environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'findings'), 'yaml_invalid'), 'params')
-        context.vars['p'] = l_0_p
-        context.exported_vars.add('p')
-        yield str((context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.yaml_invalid.problem', problem=environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'problem')) if environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'problem') else ''))
-        yield '\n'
-        if environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'line_text'):
-            pass
-            yield str(context.call((undefined(name='code') if l_0_code is missing else l_0_code), environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'line_text'), 'yaml'))
-            yield '\n'
-        for l_1_extra in context.call((undefined(name='variants') if l_0_variants is missing else l_0_variants), 'yaml_invalid', (undefined(name='p') if l_0_p is missing else l_0_p)):
-            _loop_vars = {}
-            pass
-            yield str(l_1_extra)
-            yield '\n'
-        l_1_extra = missing
-        for l_1_line in context.call((undefined(name='rt_list') if l_0_rt_list is missing else l_0_rt_list), 'yaml_invalid', 'fix'):
-            _loop_vars = {}
-            pass
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet', _loop_vars=_loop_vars))
-            yield ' '
-            yield str(l_1_line)
-            yield '\n'
-        l_1_line = missing
-    elif (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'question'):
-        pass
-        yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), 'input_incomplete', 'explanation'))
-        yield '\n'
-        for l_1_item in environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'question'):
-            _loop_vars = {}
-            pass
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet', _loop_vars=_loop_vars))
-            yield ' '
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), str_join(('reply.ask.', l_1_item, )), _loop_vars=_loop_vars))
-            yield '\n'
-        l_1_item = missing
-    elif (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'clean'):
-        pass
-        yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.clean.body'))
-        yield '\n'
+
+def render(context):
+    s0 = Scope(context)
+    out = []
+    w = out.append
+    def macro_1(s2):
+        out = []
+        w = out.append
+        s2.vars['parts'] = []
+        if attr(s2.get('o'), 'tried'):
+            s2.vars['_'] = call(attr(s2.get('parts'), 'append'), call(s2.get('t'), 'reply.oom.tried', tried=attr(s2.get('o'), 'tried')))
+        if (attr(s2.get('o'), 'free') and attr(s2.get('o'), 'total')):
+            s2.vars['_'] = call(attr(s2.get('parts'), 'append'), call(s2.get('t'), 'reply.oom.free_of_total', free=attr(s2.get('o'), 'free'), total=attr(s2.get('o'), 'total')))
+        elif attr(s2.get('o'), 'total'):
+            s2.vars['_'] = call(attr(s2.get('parts'), 'append'), call(s2.get('t'), 'reply.oom.total', total=attr(s2.get('o'), 'total')))
+        elif attr(s2.get('o'), 'free'):
+            s2.vars['_'] = call(attr(s2.get('parts'), 'append'), call(s2.get('t'), 'reply.oom.free', free=attr(s2.get('o'), 'free')))
+        if attr(s2.get('o'), 'process'):
+            s2.vars['_'] = call(attr(s2.get('parts'), 'append'), call(s2.get('t'), 'reply.oom.process', process=attr(s2.get('o'), 'process')))
+        if attr(s2.get('o'), 'others'):
+            s2.vars['_'] = call(attr(s2.get('parts'), 'append'), call(s2.get('t'), 'reply.oom.others', others=attr(s2.get('o'), 'others')))
+        w(str(call(s2.get('t'), 'reply.oom.label')))
+        w(str(call(s2.get('t'), 'reply.sep')))
+        w(str(f_join(s2.get('parts'), call(s2.get('t'), 'reply.oom.joiner'))))
+        return "".join(out)
+    s0.vars['oom_line'] = macro(macro_1, s0, ('o',))
+    def macro_3(s4):
+        out = []
+        w = out.append
+        s4.vars['act'] = call(s4.get('action'), attr(s4.get('s'), 'rule_id'), attr(s4.get('s'), 'params'))
+        w('✅ ')
+        w(str(call(s4.get('b'), call(s4.get('t'), 'reply.checklist.item', number=attr(s4.get('s'), 'number'), action=call(s4.get('trusted'), s4.get('act'))))))
+        w(' · ')
+        w(str(call(s4.get('t'), concat(('reply.applicability.', attr(s4.get('s'), 'applicability'), )))))
+        w('\n')
+        if s4.get('full'):
+            s4.vars['detail'] = call(s4.get('first'), attr(s4.get('s'), 'rule_id'), ('detail', 'detail_short', ), attr(s4.get('s'), 'params'))
+            if s4.get('detail'):
+                w(str(s4.get('detail')))
+                w('\n')
+            values6 = call(s4.get('variants'), attr(s4.get('s'), 'rule_id'), attr(s4.get('s'), 'params'))
+            for i7, v8 in enumerate(values6):
+                s5 = Scope(s4)
+                s5.vars['extra'] = v8
+                w(str(s5.get('extra')))
+                w('\n')
+            w(str(call(s4.get('rt'), attr(s4.get('s'), 'rule_id'), 'explanation')))
+            w('\n')
+            values10 = call(s4.get('rt_list'), attr(s4.get('s'), 'rule_id'), 'fix', attr(s4.get('s'), 'params'))
+            for i11, v12 in enumerate(values10):
+                s9 = Scope(s4)
+                s9.vars['line'] = v12
+                w(str(call(s9.get('t'), 'reply.checklist.bullet')))
+                w(' ')
+                w(str(s9.get('line')))
+                w('\n')
+            w(str(call(s4.get('t'), 'reply.checklist.where')))
+            w(str(call(s4.get('t'), 'reply.sep')))
+            w(str(call(s4.get('rt'), attr(s4.get('s'), 'rule_id'), 'ui_path', attr(s4.get('s'), 'params'))))
+            w('\n')
+            if (attr(s4.get('s'), 'rule_id') in ('gc_off', 'risky_family_gc_off', )):
+                w(str(call(s4.get('t'), 'reply.gc.retry_first')))
+                w('\n')
+        return "".join(out)
+    s0.vars['rule_block'] = macro(macro_3, s0, ('s', 'full'))
+    if ((attr(s0.get('v'), 'evidence') or attr(s0.get('v'), 'oom')) and (attr(s0.get('v'), 'kind') != 'yaml_invalid')):
+        w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.evidence'))))
+        w('\n')
+        if attr(s0.get('v'), 'oom'):
+            w(str(call(s0.get('t'), 'reply.checklist.bullet')))
+            w(' ')
+            w(str(call(s0.get('oom_line'), attr(s0.get('v'), 'oom'))))
+            w('\n')
+        values14 = attr(s0.get('v'), 'evidence')
+        for i15, v16 in enumerate(values14):
+            s13 = Scope(s0)
+            s13.vars['e'] = v16
+            w(str(call(s13.get('t'), 'reply.checklist.bullet')))
+            w(' ')
+            w(str((call(s13.get('t'), 'reply.evidence.user') if (attr(s13.get('e'), 'source') == 'user') else (call(s13.get('t'), 'reply.evidence.at_line', source=attr(s13.get('e'), 'source'), line=attr(s13.get('e'), 'line')) if attr(s13.get('e'), 'line') else call(s13.get('t'), 'reply.evidence.at_source', source=attr(s13.get('e'), 'source'))))))
+            w(str(call(s13.get('t'), 'reply.sep')))
+            w(str(call(s13.get('ic'), attr(s13.get('e'), 'text'))))
+            w('\n')
+        w('\n')
+    if (attr(s0.get('v'), 'kind') == 'not_oom'):
+        s0.vars['f'] = attr(attr(s0.get('v'), 'findings'), 'not_oom')
+        if (s0.get('f') and attr(attr(s0.get('f'), 'params'), 'headline')):
+            w(str(call(s0.get('code'), attr(attr(s0.get('f'), 'params'), 'headline'), '')))
+            w('\n')
+        w(str(call(s0.get('rt'), 'not_oom', 'explanation')))
+        w('\n')
+        values18 = call(s0.get('variants'), 'not_oom', (attr(s0.get('f'), 'params') if s0.get('f') else {}))
+        for i19, v20 in enumerate(values18):
+            s17 = Scope(s0)
+            s17.vars['extra'] = v20
+            w(str(s17.get('extra')))
+            w('\n')
+        values22 = call(s0.get('rt_list'), 'not_oom', 'fix')
+        for i23, v24 in enumerate(values22):
+            s21 = Scope(s0)
+            s21.vars['line'] = v24
+            w(str(call(s21.get('t'), 'reply.checklist.bullet')))
+            w(' ')
+            w(str(s21.get('line')))
+            w('\n')
+    elif (attr(s0.get('v'), 'kind') == 'yaml_invalid'):
+        s0.vars['p'] = attr(attr(attr(s0.get('v'), 'findings'), 'yaml_invalid'), 'params')
+        w(str((call(s0.get('t'), 'reply.yaml_invalid.problem', problem=attr(s0.get('p'), 'problem')) if attr(s0.get('p'), 'problem') else '')))
+        w('\n')
+        if attr(s0.get('p'), 'line_text'):
+            w(str(call(s0.get('code'), attr(s0.get('p'), 'line_text'), 'yaml')))
+            w('\n')
+        values26 = call(s0.get('variants'), 'yaml_invalid', s0.get('p'))
+        for i27, v28 in enumerate(values26):
+            s25 = Scope(s0)
+            s25.vars['extra'] = v28
+            w(str(s25.get('extra')))
+            w('\n')
+        values30 = call(s0.get('rt_list'), 'yaml_invalid', 'fix')
+        for i31, v32 in enumerate(values30):
+            s29 = Scope(s0)
+            s29.vars['line'] = v32
+            w(str(call(s29.get('t'), 'reply.checklist.bullet')))
+            w(' ')
+            w(str(s29.get('line')))
+            w('\n')
+    elif (attr(s0.get('v'), 'kind') == 'question'):
+        w(str(call(s0.get('rt'), 'input_incomplete', 'explanation')))
+        w('\n')
+        values34 = attr(s0.get('v'), 'question')
+        for i35, v36 in enumerate(values34):
+            s33 = Scope(s0)
+            s33.vars['item'] = v36
+            w(str(call(s33.get('t'), 'reply.checklist.bullet')))
+            w(' ')
+            w(str(call(s33.get('t'), concat(('reply.ask.', s33.get('item'), )))))
+            w('\n')
+    elif (attr(s0.get('v'), 'kind') == 'clean'):
+        w(str(call(s0.get('t'), 'reply.clean.body')))
+        w('\n')
     else:
-        pass
-        if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'steps'):
-            pass
-            yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.section.fix')))
-            yield '\n'
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), ('reply.checklist.intro' if (t_2(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'steps')) > 1) else 'reply.checklist.intro_one')))
-            yield '\n'
-            l_1_loop = missing
-            for l_1_s, l_1_loop in LoopContext(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'steps'), undefined):
-                _loop_vars = {}
-                pass
-                yield str(context.call((undefined(name='rule_block') if l_0_rule_block is missing else l_0_rule_block), l_1_s, environment.getattr(l_1_loop, 'first'), _loop_vars=_loop_vars))
-                yield '\n'
-            l_1_loop = l_1_s = missing
-            if (t_2(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'steps')) > 1):
-                pass
-                yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.next_hint'))
-                yield '\n'
+        if attr(s0.get('v'), 'steps'):
+            w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.fix'))))
+            w('\n')
+            w(str(call(s0.get('t'), ('reply.checklist.intro' if (f_length(attr(s0.get('v'), 'steps')) > 1) else 'reply.checklist.intro_one'))))
+            w('\n')
+            values38 = list(attr(s0.get('v'), 'steps'))
+            for i39, v40 in enumerate(values38):
+                s37 = Scope(s0)
+                s37.vars['s'] = v40
+                s37.vars["loop"] = Loop(i39, len(values38))
+                w(str(call(s37.get('rule_block'), s37.get('s'), attr(s37.get('loop'), 'first'))))
+                w('\n')
+            if (f_length(attr(s0.get('v'), 'steps')) > 1):
+                w(str(call(s0.get('t'), 'reply.checklist.next_hint')))
+                w('\n')
             else:
-                pass
-                yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.next_label'))
-                yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.sep'))
-                yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), environment.getattr(environment.getitem(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'steps'), 0), 'rule_id'), 'next', environment.getattr(environment.getitem(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'steps'), 0), 'params')))
-                yield '\n'
-        if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'extra'):
-            pass
-            yield '\n'
-            yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.section.also')))
-            yield '\n'
-            for l_1_s in environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'extra'):
-                l_1_action = resolve('action')
-                _loop_vars = {}
-                pass
-                yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet', _loop_vars=_loop_vars))
-                yield ' '
-                yield str(context.call((undefined(name='action') if l_1_action is missing else l_1_action), environment.getattr(l_1_s, 'rule_id'), environment.getattr(l_1_s, 'params'), _loop_vars=_loop_vars))
-                yield ' · '
-                yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), str_join(('reply.applicability.', environment.getattr(l_1_s, 'applicability'), )), _loop_vars=_loop_vars))
-                yield '\n'
-            l_1_s = l_1_action = missing
-        if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'question'):
-            pass
-            yield '\n'
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.question.also'))
-            yield '\n'
-            for l_1_item in environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'question'):
-                _loop_vars = {}
-                pass
-                yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet', _loop_vars=_loop_vars))
-                yield ' '
-                yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), str_join(('reply.ask.', l_1_item, )), _loop_vars=_loop_vars))
-                yield '\n'
-            l_1_item = missing
-    if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'regression'):
-        pass
-        yield '\n🔄 '
-        yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), 'regression_after_update', 'explanation'))
-        yield '\n'
-        yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), 'regression_after_update', 'fix'))
-        yield '\n'
-    if (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'gc_involved') and (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'diagnosis')):
-        pass
-        yield '\n💡 '
-        yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.gc.oneliner'))
-        yield '\n'
-    if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'notes'):
-        pass
-        yield '\n'
-        for (l_1_id, l_1_params) in environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'notes'):
-            l_1_can = resolve('can')
-            _loop_vars = {}
-            pass
-            yield 'ℹ️ '
-            yield str((context.call((undefined(name='t') if l_0_t is missing else l_0_t), str_join(('reply.note.', l_1_id, )), _loop_vars=_loop_vars, **l_1_params) if context.call((undefined(name='can') if l_1_can is missing else l_1_can), str_join(('reply.note.', l_1_id, )), l_1_params, _loop_vars=_loop_vars) else context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.note.generic', _loop_vars=_loop_vars)))
-            yield '\n'
-        l_1_id = l_1_params = l_1_can = missing
+                w(str(call(s0.get('t'), 'reply.checklist.next_label')))
+                w(str(call(s0.get('t'), 'reply.sep')))
+                w(str(call(s0.get('rt'), attr(item(attr(s0.get('v'), 'steps'), 0), 'rule_id'), 'next', attr(item(attr(s0.get('v'), 'steps'), 0), 'params'))))
+                w('\n')
+        if attr(s0.get('v'), 'extra'):
+            w('\n')
+            w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.also'))))
+            w('\n')
+            values42 = attr(s0.get('v'), 'extra')
+            for i43, v44 in enumerate(values42):
+                s41 = Scope(s0)
+                s41.vars['s'] = v44
+                w(str(call(s41.get('t'), 'reply.checklist.bullet')))
+                w(' ')
+                w(str(call(s41.get('action'), attr(s41.get('s'), 'rule_id'), attr(s41.get('s'), 'params'))))
+                w(' · ')
+                w(str(call(s41.get('t'), concat(('reply.applicability.', attr(s41.get('s'), 'applicability'), )))))
+                w('\n')
+        if attr(s0.get('v'), 'question'):
+            w('\n')
+            w(str(call(s0.get('t'), 'reply.question.also')))
+            w('\n')
+            values46 = attr(s0.get('v'), 'question')
+            for i47, v48 in enumerate(values46):
+                s45 = Scope(s0)
+                s45.vars['item'] = v48
+                w(str(call(s45.get('t'), 'reply.checklist.bullet')))
+                w(' ')
+                w(str(call(s45.get('t'), concat(('reply.ask.', s45.get('item'), )))))
+                w('\n')
+    if attr(s0.get('v'), 'regression'):
+        w('\n🔄 ')
+        w(str(call(s0.get('rt'), 'regression_after_update', 'explanation')))
+        w('\n')
+        w(str(call(s0.get('rt'), 'regression_after_update', 'fix')))
+        w('\n')
+    if (attr(s0.get('v'), 'gc_involved') and (attr(s0.get('v'), 'kind') == 'diagnosis')):
+        w('\n💡 ')
+        w(str(call(s0.get('t'), 'reply.gc.oneliner')))
+        w('\n')
+    if attr(s0.get('v'), 'notes'):
+        w('\n')
+        values50 = attr(s0.get('v'), 'notes')
+        for i51, v52 in enumerate(values50):
+            s49 = Scope(s0)
+            (s49.vars['id'], s49.vars['params'], ) = v52
+            w('ℹ️ ')
+            w(str((call(s49.get('t'), concat(('reply.note.', s49.get('id'), )), **s49.get('params')) if call(s49.get('can'), concat(('reply.note.', s49.get('id'), )), s49.get('params')) else call(s49.get('t'), 'reply.note.generic'))))
+            w('\n')
+    return "".join(out)
 
-blocks = {}
-debug_info = '2=33&3=40&4=41&5=44&6=47&7=50&8=53&9=56&10=60&12=67&13=79&14=82&15=87&16=89&17=90&19=96&21=105&22=108&23=112&25=119&26=124&27=127&31=133&32=135&33=137&34=139&36=143&37=147&41=155&42=157&43=160&44=162&46=164&47=166&49=172&50=175&52=180&53=182&54=185&55=187&56=189&58=191&60=197&61=200&63=205&64=207&65=209&66=212&68=217&69=219&71=223&72=225&73=227&74=230&75=233&77=236&78=238&80=242&83=246&85=249&86=251&87=255&90=262&92=265&93=267&94=270&98=275&100=278&101=280&103=282&105=285&107=287&109=290&110=295'
+
+SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n✅ {{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% set detail = first(s.rule_id, ("detail", "detail_short"), s.params) %}\n{% if detail %}{{ detail }}\n{% endif %}\n{% for extra in variants(s.rule_id, s.params) %}{{ extra }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.rule_id in ("gc_off", "risky_family_gc_off") %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and v.kind != "yaml_invalid" %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=e.source, line=e.line) if e.line else t("reply.evidence.at_source", source=e.source)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "not_oom" %}\n{% set f = v.findings.not_oom %}\n{% if f and f.params.headline %}\n{{ code(f.params.headline, "") }}\n{% endif %}\n{{ rt("not_oom", "explanation") }}\n{% for extra in variants("not_oom", f.params if f else {}) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list("not_oom", "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "yaml_invalid" %}\n{% set p = v.findings.yaml_invalid.params %}\n{{ t("reply.yaml_invalid.problem", problem=p.problem) if p.problem else "" }}\n{% if p.line_text %}\n{{ code(p.line_text, "yaml") }}\n{% endif %}\n{% for extra in variants("yaml_invalid", p) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list("yaml_invalid", "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "question" %}\n{{ rt("input_incomplete", "explanation") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt("regression_after_update", "explanation") }}\n{{ rt("regression_after_update", "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
+OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
+TRANSLATOR = 1
+
 
 # Generated by `python -m diagnosis.precompile` from locales/_shared/templates/diagnosis.j2.
 # Do not edit: change the template and run the command again.
 # ruff: noqa
 # mypy: ignore-errors
-FINGERPRINT = '6c6a0d11eafb1b5ace8c347def969d025390558352681e8081ea37f52a1086d6'

@@ -1,51 +1,46 @@
-from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
-name = 'explain.j2'
+from diagnosis.render.runtime import UNDEFINED, Loop, Scope, attr, call, concat, item, macro
+from diagnosis.render.runtime import f_join, f_length, f_list, f_selectattr
 
-def root(context, missing=missing):
-    resolve = context.resolve_or_missing
-    undefined = environment.undefined
-    concat = environment.concat
-    cond_expr_undefined = Undefined
-    if 0: yield None
-    l_0_t = resolve('t')
-    l_0_b = resolve('b')
-    l_0_rt = resolve('rt')
-    l_0_rid = resolve('rid')
-    l_0_ic = resolve('ic')
-    l_0_rt_list = resolve('rt_list')
-    pass
-    yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.explain.heading', title=context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), (undefined(name='rid') if l_0_rid is missing else l_0_rid), 'title')), rule_id=context.call((undefined(name='ic') if l_0_ic is missing else l_0_ic), (undefined(name='rid') if l_0_rid is missing else l_0_rid))))
-    yield '\n\n'
-    yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), (undefined(name='rid') if l_0_rid is missing else l_0_rid), 'explanation'))
-    yield '\n\n'
-    yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.explain.fix')))
-    yield '\n'
-    for l_1_line in context.call((undefined(name='rt_list') if l_0_rt_list is missing else l_0_rt_list), (undefined(name='rid') if l_0_rid is missing else l_0_rid), 'fix'):
-        _loop_vars = {}
-        pass
-        yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.checklist.bullet', _loop_vars=_loop_vars))
-        yield ' '
-        yield str(l_1_line)
-        yield '\n'
-    l_1_line = missing
-    yield '\n'
-    yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.explain.where')))
-    yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.sep'))
-    yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), (undefined(name='rid') if l_0_rid is missing else l_0_rid), 'ui_path'))
-    yield '\n'
-    yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.explain.applicability')))
-    yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.sep'))
-    yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), (undefined(name='rid') if l_0_rid is missing else l_0_rid), 'applicability'))
-    yield '\n'
-    yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.explain.next')))
-    yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.sep'))
-    yield str(context.call((undefined(name='rt') if l_0_rt is missing else l_0_rt), (undefined(name='rid') if l_0_rid is missing else l_0_rid), 'next'))
 
-blocks = {}
-debug_info = '1=17&3=19&5=21&6=23&7=26&10=32&11=36&12=40'
+def render(context):
+    s0 = Scope(context)
+    out = []
+    w = out.append
+    w(str(call(s0.get('t'), 'reply.explain.heading', title=call(s0.get('b'), call(s0.get('rt'), s0.get('rid'), 'title')), rule_id=call(s0.get('ic'), s0.get('rid')))))
+    w('\n\n')
+    w(str(call(s0.get('rt'), s0.get('rid'), 'explanation')))
+    w('\n\n')
+    w(str(call(s0.get('b'), call(s0.get('t'), 'reply.explain.fix'))))
+    w('\n')
+    values2 = call(s0.get('rt_list'), s0.get('rid'), 'fix')
+    for i3, v4 in enumerate(values2):
+        s1 = Scope(s0)
+        s1.vars['line'] = v4
+        w(str(call(s1.get('t'), 'reply.checklist.bullet')))
+        w(' ')
+        w(str(s1.get('line')))
+        w('\n')
+    w('\n')
+    w(str(call(s0.get('b'), call(s0.get('t'), 'reply.explain.where'))))
+    w(str(call(s0.get('t'), 'reply.sep')))
+    w(str(call(s0.get('rt'), s0.get('rid'), 'ui_path')))
+    w('\n')
+    w(str(call(s0.get('b'), call(s0.get('t'), 'reply.explain.applicability'))))
+    w(str(call(s0.get('t'), 'reply.sep')))
+    w(str(call(s0.get('rt'), s0.get('rid'), 'applicability')))
+    w('\n')
+    w(str(call(s0.get('b'), call(s0.get('t'), 'reply.explain.next'))))
+    w(str(call(s0.get('t'), 'reply.sep')))
+    w(str(call(s0.get('rt'), s0.get('rid'), 'next')))
+    return "".join(out)
+
+
+SOURCE = '{{ t("reply.explain.heading", title=b(rt(rid, "title")), rule_id=ic(rid)) }}\n\n{{ rt(rid, "explanation") }}\n\n{{ b(t("reply.explain.fix")) }}\n{% for line in rt_list(rid, "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n\n{{ b(t("reply.explain.where")) }}{{ t("reply.sep") }}{{ rt(rid, "ui_path") }}\n{{ b(t("reply.explain.applicability")) }}{{ t("reply.sep") }}{{ rt(rid, "applicability") }}\n{{ b(t("reply.explain.next")) }}{{ t("reply.sep") }}{{ rt(rid, "next") }}\n'
+OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
+TRANSLATOR = 1
+
 
 # Generated by `python -m diagnosis.precompile` from locales/_shared/templates/explain.j2.
 # Do not edit: change the template and run the command again.
 # ruff: noqa
 # mypy: ignore-errors
-FINGERPRINT = '457193a028019d710b8f7938b14f9830736d01ae54b3842454ba7b4ac6fab5f0'

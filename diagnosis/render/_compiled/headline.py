@@ -1,129 +1,70 @@
-from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
-name = 'headline.j2'
+from diagnosis.render.runtime import UNDEFINED, Loop, Scope, attr, call, concat, item, macro
+from diagnosis.render.runtime import f_join, f_length, f_list, f_selectattr
 
-def root(context, missing=missing):
-    resolve = context.resolve_or_missing
-    undefined = environment.undefined
-    concat = environment.concat
-    cond_expr_undefined = Undefined
-    if 0: yield None
-    l_0_v = resolve('v')
-    l_0_t = resolve('t')
-    l_0_cause = resolve('cause')
-    l_0_s = resolve('s')
-    l_0_b = resolve('b')
-    l_0_trusted = resolve('trusted')
-    l_0_action = resolve('action')
-    l_0_kind_key = resolve('kind_key')
-    l_0_can = resolve('can')
-    l_0_p = resolve('p')
-    l_0_base = resolve('base')
-    l_0_parts = resolve('parts')
-    l_0__ = resolve('_')
-    l_0_kinds = resolve('kinds')
-    l_0_where = l_0_cause_text = missing
-    try:
-        t_1 = environment.filters['join']
-    except KeyError:
-        @internalcode
-        def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
-    pass
-    l_0_where = (context.call((undefined(name='t') if l_0_t is missing else l_0_t), environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'where_key'), step=environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'step')) if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'where_key') else '')
-    context.vars['where'] = l_0_where
-    context.exported_vars.add('where')
-    l_0_cause_text = (context.call((undefined(name='cause') if l_0_cause is missing else l_0_cause), environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'primary'), environment.getitem(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'rule_params'), environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'primary'))) if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'primary') else None)
-    context.vars['cause_text'] = l_0_cause_text
-    context.exported_vars.add('cause_text')
-    if ((environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'shown_step') > 1) and environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'step_view')):
-        pass
-        l_0_s = environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'step_view')
-        context.vars['s'] = l_0_s
-        context.exported_vars.add('s')
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.headline.step', number=environment.getattr((undefined(name='s') if l_0_s is missing else l_0_s), 'number'), total=environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'total_steps'), action=context.call((undefined(name='trusted') if l_0_trusted is missing else l_0_trusted), context.call((undefined(name='action') if l_0_action is missing else l_0_action), environment.getattr((undefined(name='s') if l_0_s is missing else l_0_s), 'rule_id'), environment.getattr((undefined(name='s') if l_0_s is missing else l_0_s), 'params'))))))
-    elif (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'shown_step') > 1):
-        pass
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.headline.step_beyond', number=environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'shown_step'), total=environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'total_steps'))))
-    elif (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'not_oom'):
-        pass
-        l_0_kind_key = str_join(('reply.not_oom_kind.', environment.getattr(environment.getattr(environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'findings'), 'not_oom'), 'params'), 'kind'), ))
-        context.vars['kind_key'] = l_0_kind_key
-        context.exported_vars.add('kind_key')
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.headline.not_oom', kind=context.call((undefined(name='t') if l_0_t is missing else l_0_t), ((undefined(name='kind_key') if l_0_kind_key is missing else l_0_kind_key) if context.call((undefined(name='can') if l_0_can is missing else l_0_can), (undefined(name='kind_key') if l_0_kind_key is missing else l_0_kind_key)) else 'reply.not_oom_kind.other')))))
-    elif (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'yaml_invalid'):
-        pass
-        l_0_p = environment.getattr(environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'findings'), 'yaml_invalid'), 'params')
-        context.vars['p'] = l_0_p
-        context.exported_vars.add('p')
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.headline.yaml_invalid', line=environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'line'), column=environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'column'))))
-    elif (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'question'):
-        pass
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), ('reply.headline.question_oom' if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'has_oom') else 'reply.headline.question'))))
-    elif (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') == 'clean'):
-        pass
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.headline.clean')))
+
+def render(context):
+    s0 = Scope(context)
+    out = []
+    w = out.append
+    s0.vars['where'] = (call(s0.get('t'), attr(s0.get('v'), 'where_key'), step=attr(s0.get('v'), 'step')) if attr(s0.get('v'), 'where_key') else '')
+    s0.vars['cause_text'] = (call(s0.get('cause'), attr(s0.get('v'), 'primary'), item(attr(s0.get('v'), 'rule_params'), attr(s0.get('v'), 'primary'))) if attr(s0.get('v'), 'primary') else None)
+    if ((attr(s0.get('v'), 'shown_step') > 1) and attr(s0.get('v'), 'step_view')):
+        s0.vars['s'] = attr(s0.get('v'), 'step_view')
+        w(str(call(s0.get('b'), call(s0.get('t'), 'reply.headline.step', number=attr(s0.get('s'), 'number'), total=attr(s0.get('v'), 'total_steps'), action=call(s0.get('trusted'), call(s0.get('action'), attr(s0.get('s'), 'rule_id'), attr(s0.get('s'), 'params')))))))
+    elif (attr(s0.get('v'), 'shown_step') > 1):
+        w(str(call(s0.get('b'), call(s0.get('t'), 'reply.headline.step_beyond', number=attr(s0.get('v'), 'shown_step'), total=attr(s0.get('v'), 'total_steps')))))
+    elif (attr(s0.get('v'), 'kind') == 'not_oom'):
+        s0.vars['kind_key'] = concat(('reply.not_oom_kind.', attr(attr(attr(attr(s0.get('v'), 'findings'), 'not_oom'), 'params'), 'kind'), ))
+        w(str(call(s0.get('b'), call(s0.get('t'), 'reply.headline.not_oom', kind=call(s0.get('t'), (s0.get('kind_key') if call(s0.get('can'), s0.get('kind_key')) else 'reply.not_oom_kind.other'))))))
+    elif (attr(s0.get('v'), 'kind') == 'yaml_invalid'):
+        s0.vars['p'] = attr(attr(attr(s0.get('v'), 'findings'), 'yaml_invalid'), 'params')
+        w(str(call(s0.get('b'), call(s0.get('t'), 'reply.headline.yaml_invalid', line=attr(s0.get('p'), 'line'), column=attr(s0.get('p'), 'column')))))
+    elif (attr(s0.get('v'), 'kind') == 'question'):
+        w(str(call(s0.get('b'), call(s0.get('t'), ('reply.headline.question_oom' if attr(s0.get('v'), 'has_oom') else 'reply.headline.question')))))
+    elif (attr(s0.get('v'), 'kind') == 'clean'):
+        w(str(call(s0.get('b'), call(s0.get('t'), 'reply.headline.clean'))))
     else:
-        pass
-        l_0_base = ('host' if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'host_oom') else ('oom' if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'has_oom') else ('risk' if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'has_config') else 'risk_described')))
-        context.vars['base'] = l_0_base
-        context.exported_vars.add('base')
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), str_join(('reply.headline.', (undefined(name='base') if l_0_base is missing else l_0_base), ('_cause' if (undefined(name='cause_text') if l_0_cause_text is missing else l_0_cause_text) else '_no_cause'), )), where=(undefined(name='where') if l_0_where is missing else l_0_where), cause=(undefined(name='cause_text') if l_0_cause_text is missing else l_0_cause_text))))
-    if (((environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'kind') in ('diagnosis', 'yaml_invalid')) and environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context')) and (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'shown_step') == 1)):
-        pass
-        yield '\n'
-        l_0_parts = []
-        context.vars['parts'] = l_0_parts
-        context.exported_vars.add('parts')
-        if environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'family_label'):
-            pass
-            l_0__ = context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.context.family', family_label=environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'family_label')))
-            context.vars['_'] = l_0__
-        if (environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'gc_off') and (environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'primary') not in ('gc_off', 'risky_family_gc_off'))):
-            pass
-            l_0__ = context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.context.gc_off'))
-            context.vars['_'] = l_0__
-        if environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'batch_size'):
-            pass
-            l_0__ = context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.context.batch', batch_size=environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'batch_size')))
-            context.vars['_'] = l_0__
-        if environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'max_bucket'):
-            pass
-            l_0__ = context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.context.buckets', max_bucket=environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'max_bucket')))
-            context.vars['_'] = l_0__
-        if environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'vram'):
-            pass
-            l_0__ = context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'append'), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.context.vram', vram=environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'context'), 'vram')))
-            context.vars['_'] = l_0__
-        if (undefined(name='parts') if l_0_parts is missing else l_0_parts):
-            pass
-            yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.context.intro', parts=context.call((undefined(name='trusted') if l_0_trusted is missing else l_0_trusted), t_1(context.eval_ctx, (undefined(name='parts') if l_0_parts is missing else l_0_parts), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.context.joiner')))))
-    if environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'secret'):
-        pass
-        yield '\n'
-        l_0_kinds = []
-        context.vars['kinds'] = l_0_kinds
-        context.exported_vars.add('kinds')
-        for l_1_k in environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'secret_kinds'):
-            l_1_u = resolve('u')
-            l_1__ = l_0__
-            _loop_vars = {}
-            pass
-            l_1__ = context.call(environment.getattr((undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), 'append'), (context.call((undefined(name='t') if l_0_t is missing else l_0_t), str_join(('reply.secret_kind.', l_1_k, )), _loop_vars=_loop_vars) if context.call((undefined(name='can') if l_0_can is missing else l_0_can), str_join(('reply.secret_kind.', l_1_k, )), _loop_vars=_loop_vars) else context.call((undefined(name='u') if l_1_u is missing else l_1_u), l_1_k, _loop_vars=_loop_vars)), _loop_vars=_loop_vars)
-            _loop_vars['_'] = l_1__
-        l_1_k = l_1_u = l_1__ = missing
-        yield '⚠️ '
-        yield str(context.call((undefined(name='b') if l_0_b is missing else l_0_b), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.secret.headline')))
-        yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.sep'))
-        yield str((context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.secret.found', count=(environment.getattr(environment.getattr(environment.getattr((undefined(name='v') if l_0_v is missing else l_0_v), 'secret'), 'params'), 'count') or 1), kinds=context.call((undefined(name='trusted') if l_0_trusted is missing else l_0_trusted), t_1(context.eval_ctx, (undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.context.joiner')))) if (undefined(name='kinds') if l_0_kinds is missing else l_0_kinds) else ''))
-        yield '\n'
-        yield str(context.call((undefined(name='t') if l_0_t is missing else l_0_t), 'reply.secret.revoke'))
-        yield '\n'
+        s0.vars['base'] = ('host' if attr(s0.get('v'), 'host_oom') else ('oom' if attr(s0.get('v'), 'has_oom') else ('risk' if attr(s0.get('v'), 'has_config') else 'risk_described')))
+        w(str(call(s0.get('b'), call(s0.get('t'), concat(('reply.headline.', s0.get('base'), ('_cause' if s0.get('cause_text') else '_no_cause'), )), where=s0.get('where'), cause=s0.get('cause_text')))))
+    if (((attr(s0.get('v'), 'kind') in ('diagnosis', 'yaml_invalid', )) and attr(s0.get('v'), 'context')) and (attr(s0.get('v'), 'shown_step') == 1)):
+        w('\n')
+        s0.vars['parts'] = []
+        if attr(attr(s0.get('v'), 'context'), 'family_label'):
+            s0.vars['_'] = call(attr(s0.get('parts'), 'append'), call(s0.get('t'), 'reply.context.family', family_label=attr(attr(s0.get('v'), 'context'), 'family_label')))
+        if (attr(attr(s0.get('v'), 'context'), 'gc_off') and (attr(s0.get('v'), 'primary') not in ('gc_off', 'risky_family_gc_off', ))):
+            s0.vars['_'] = call(attr(s0.get('parts'), 'append'), call(s0.get('t'), 'reply.context.gc_off'))
+        if attr(attr(s0.get('v'), 'context'), 'batch_size'):
+            s0.vars['_'] = call(attr(s0.get('parts'), 'append'), call(s0.get('t'), 'reply.context.batch', batch_size=attr(attr(s0.get('v'), 'context'), 'batch_size')))
+        if attr(attr(s0.get('v'), 'context'), 'max_bucket'):
+            s0.vars['_'] = call(attr(s0.get('parts'), 'append'), call(s0.get('t'), 'reply.context.buckets', max_bucket=attr(attr(s0.get('v'), 'context'), 'max_bucket')))
+        if attr(attr(s0.get('v'), 'context'), 'vram'):
+            s0.vars['_'] = call(attr(s0.get('parts'), 'append'), call(s0.get('t'), 'reply.context.vram', vram=attr(attr(s0.get('v'), 'context'), 'vram')))
+        if s0.get('parts'):
+            w(str(call(s0.get('t'), 'reply.context.intro', parts=call(s0.get('trusted'), f_join(s0.get('parts'), call(s0.get('t'), 'reply.context.joiner'))))))
+    if attr(s0.get('v'), 'secret'):
+        w('\n')
+        s0.vars['kinds'] = []
+        values2 = attr(s0.get('v'), 'secret_kinds')
+        for i3, v4 in enumerate(values2):
+            s1 = Scope(s0)
+            s1.vars['k'] = v4
+            s1.vars['_'] = call(attr(s1.get('kinds'), 'append'), (call(s1.get('t'), concat(('reply.secret_kind.', s1.get('k'), ))) if call(s1.get('can'), concat(('reply.secret_kind.', s1.get('k'), ))) else call(s1.get('u'), s1.get('k'))))
+        w('⚠️ ')
+        w(str(call(s0.get('b'), call(s0.get('t'), 'reply.secret.headline'))))
+        w(str(call(s0.get('t'), 'reply.sep')))
+        w(str((call(s0.get('t'), 'reply.secret.found', count=(attr(attr(attr(s0.get('v'), 'secret'), 'params'), 'count') or 1), kinds=call(s0.get('trusted'), f_join(s0.get('kinds'), call(s0.get('t'), 'reply.context.joiner')))) if s0.get('kinds') else '')))
+        w('\n')
+        w(str(call(s0.get('t'), 'reply.secret.revoke')))
+        w('\n')
+    return "".join(out)
 
-blocks = {}
-debug_info = '2=32&3=35&4=38&5=40&6=43&7=44&8=46&9=47&10=49&11=52&12=53&13=55&14=58&15=59&16=61&17=62&18=64&20=67&21=70&23=71&25=74&26=77&27=81&28=85&29=89&30=93&31=97&33=100&35=103&36=106&37=111&39=115&40=119'
+
+SOURCE = '{#- One or two sentences: what ran out, where, and the most likely cause. -#}\n{%- set where = t(v.where_key, step=v.step) if v.where_key else "" -%}\n{%- set cause_text = cause(v.primary, v.rule_params[v.primary]) if v.primary else None -%}\n{%- if v.shown_step > 1 and v.step_view -%}\n{%- set s = v.step_view -%}\n{{ b(t("reply.headline.step", number=s.number, total=v.total_steps, action=trusted(action(s.rule_id, s.params)))) }}\n{%- elif v.shown_step > 1 -%}\n{{ b(t("reply.headline.step_beyond", number=v.shown_step, total=v.total_steps)) }}\n{%- elif v.kind == "not_oom" -%}\n{%- set kind_key = "reply.not_oom_kind." ~ v.findings.not_oom.params.kind -%}\n{{ b(t("reply.headline.not_oom", kind=t(kind_key if can(kind_key) else "reply.not_oom_kind.other"))) }}\n{%- elif v.kind == "yaml_invalid" -%}\n{%- set p = v.findings.yaml_invalid.params -%}\n{{ b(t("reply.headline.yaml_invalid", line=p.line, column=p.column)) }}\n{%- elif v.kind == "question" -%}\n{{ b(t("reply.headline.question_oom" if v.has_oom else "reply.headline.question")) }}\n{%- elif v.kind == "clean" -%}\n{{ b(t("reply.headline.clean")) }}\n{%- else -%}\n{%- set base = "host" if v.host_oom else ("oom" if v.has_oom else ("risk" if v.has_config else "risk_described")) -%}\n{{ b(t("reply.headline." ~ base ~ ("_cause" if cause_text else "_no_cause"), where=where, cause=cause_text)) }}\n{%- endif -%}\n{% if v.kind in ("diagnosis", "yaml_invalid") and v.context and v.shown_step == 1 %}\n\n{% set parts = [] -%}\n{% if v.context.family_label %}{% set _ = parts.append(t("reply.context.family", family_label=v.context.family_label)) %}{% endif -%}\n{% if v.context.gc_off and v.primary not in ("gc_off", "risky_family_gc_off") %}{% set _ = parts.append(t("reply.context.gc_off")) %}{% endif -%}\n{% if v.context.batch_size %}{% set _ = parts.append(t("reply.context.batch", batch_size=v.context.batch_size)) %}{% endif -%}\n{% if v.context.max_bucket %}{% set _ = parts.append(t("reply.context.buckets", max_bucket=v.context.max_bucket)) %}{% endif -%}\n{% if v.context.vram %}{% set _ = parts.append(t("reply.context.vram", vram=v.context.vram)) %}{% endif -%}\n{% if parts %}{{ t("reply.context.intro", parts=trusted(parts | join(t("reply.context.joiner")))) }}{% endif -%}\n{%- endif %}\n{% if v.secret %}\n\n{% set kinds = [] %}\n{% for k in v.secret_kinds %}\n{% set _ = kinds.append(t("reply.secret_kind." ~ k) if can("reply.secret_kind." ~ k) else u(k)) %}\n{% endfor %}\n⚠️ {{ b(t("reply.secret.headline")) }}{{ t("reply.sep") }}{{ t("reply.secret.found", count=v.secret.params.count or 1, kinds=trusted(kinds | join(t("reply.context.joiner")))) if kinds else "" }}\n{{ t("reply.secret.revoke") }}\n{% endif %}\n'
+OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
+TRANSLATOR = 1
+
 
 # Generated by `python -m diagnosis.precompile` from locales/_shared/templates/headline.j2.
 # Do not edit: change the template and run the command again.
 # ruff: noqa
 # mypy: ignore-errors
-FINGERPRINT = 'e2676c4629aa54cf81131b07867357de826d57c7f6f631ca83e90d6cdb097034'
