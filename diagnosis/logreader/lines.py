@@ -32,7 +32,9 @@ def log_text(text: str) -> str:
     """`text` without a BOM or NUL characters; its `\n`-separated lines are the physical lines."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    if "\x00" in text:
+    # A str wider than ASCII stores each character in two or four bytes, where `in` looks for a NUL byte
+    # and stops at every ASCII character; counting compares whole characters and is quicker there.
+    if ("\x00" in text) if text.isascii() else text.count("\x00"):
         text = text.replace("\x00", "")  # UTF-16 read as bytes; decode removes these, but be safe
     return text
 
