@@ -27,6 +27,8 @@ class DatasetFacts:
 
 @dataclass
 class Facts:
+    """Every fact the rules read about one case (see the module docstring)."""
+
     # --- what we have
     has_config: bool = False
     config_parsed: bool = False

@@ -23,12 +23,16 @@ Table = tuple[tuple[float, Any], ...]
 
 @dataclass(frozen=True)
 class TextEncoder:
+    """A family's text encoder and its size in memory."""
+
     name: str
     gib: float
 
 
 @dataclass(frozen=True)
 class Family:
+    """One model family's row of the table: size, memory paths, and thresholds by card size."""
+
     key: str
     label: str
     params_b: float | None
@@ -59,6 +63,8 @@ class Family:
 
 @dataclass(frozen=True)
 class DangerCondition:
+    """One of the dangerous combinations a family is known for when gradient checkpointing is off."""
+
     max_bucket_at_least: int | None = None
     batch_at_least: int | None = None
     buckets_at_least: int | None = None
@@ -116,17 +122,21 @@ def _family(key: str, raw: dict[str, Any], defaults: dict[str, Any]) -> Family:
 
 @dataclass(frozen=True)
 class _Variant:
-    pattern: re.Pattern[str]
+    """A model of a family told apart by its name (matched case-insensitively)."""
+
+    pattern: str  # compiled on first use: a run looks at one family's variants, not all of them
     overrides: dict[str, Any]
 
 
 @dataclass(frozen=True)
 class FamilyTable:
+    """The whole families table, read once."""
+
     families: dict[str, Family]
     variants: dict[str, tuple[_Variant, ...]]
     arch: dict[str, str]
     legacy_flags: tuple[tuple[str, str], ...]
-    name_hints: tuple[tuple[re.Pattern[str], str], ...]
+    name_hints: tuple[tuple[str, str], ...]  # (pattern, arch), compiled on first use
     danger: dict[str, tuple[DangerCondition, ...]]
     unknown: Family
 
@@ -148,7 +158,7 @@ def table() -> FamilyTable:
         families[key] = _family(key, body, defaults)
         variants[key] = tuple(
             _Variant(
-                pattern=re.compile(str(row["match"]), re.IGNORECASE),
+                pattern=str(row["match"]),
                 overrides={k: v for k, v in row.items() if k != "match"},
             )
             for row in rows
@@ -158,7 +168,7 @@ def table() -> FamilyTable:
         variants=variants,
         arch={str(k): str(v) for k, v in raw["arch"].items()},
         legacy_flags=tuple((str(a), str(b)) for a, b in raw["legacy_flags"]),
-        name_hints=tuple((re.compile(str(p), re.IGNORECASE), str(k)) for p, k in raw["name_hints"]),
+        name_hints=tuple((str(p), str(k)) for p, k in raw["name_hints"]),
         danger={
             key: tuple(DangerCondition(**cond) for cond in conds) for key, conds in raw["danger"].items()
         },
@@ -177,7 +187,8 @@ def family_for(arch: str | None, name_or_path: str | None) -> Family:
     hint = arch or ""
     for variant in t.variants.get(key, ()):
         # Some variants are told apart by the arch itself (flux2_klein_9b), most by the name.
-        if variant.pattern.search(name) or variant.pattern.search(hint):
+        pattern = re.compile(variant.pattern, re.IGNORECASE)  # re's own cache keeps it
+        if pattern.search(name) or pattern.search(hint):
             overrides = dict(variant.overrides)
             label = str(overrides.pop("label", family.label))
             params = overrides.pop("params_b", family.params_b)
@@ -197,7 +208,7 @@ def arch_from_name(name_or_path: str | None) -> str | None:
     if not name_or_path:
         return None
     for pattern, key in table().name_hints:
-        if pattern.search(name_or_path):
+        if re.search(pattern, name_or_path, re.IGNORECASE):
             return key
     return None
 
@@ -208,6 +219,8 @@ def danger_conditions(family: Family) -> tuple[DangerCondition, ...]:
 
 @dataclass(frozen=True)
 class Thresholds:
+    """The rules' shared thresholds, from the `thresholds` section of the table."""
+
     big_model_b: float
     dtype_model_b: float
     train_te_model_b: float

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limits:
+    """Caps on what one case may make the engine do."""
+
     max_input_bytes: int = 8 * 1024 * 1024  # per input text; larger ones keep their end (the error)
     max_pieces: int = 32  # configs + logs found in one case
     max_yaml_depth: int = 64  # nesting of mappings / sequences in a config

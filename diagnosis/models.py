@@ -65,6 +65,8 @@ class SecretHit:
 
 @dataclass
 class Intake:
+    """What intake found in the user's inputs: the pieces, the prose, hints and limits hit."""
+
     pieces: list[Piece]
     prose: str  # the user's own words (everything that is neither config nor log), for hints
     language_hint: str | None  # "ja" / "en" / None, from the script of the user's text
@@ -91,6 +93,8 @@ class Span:
 
 @dataclass(frozen=True)
 class SourceEntry:
+    """Where one node of a config sits in its text (for edits that keep the user's layout)."""
+
     key: Span | None  # None for list items and the root
     value: Span
     node: str  # "scalar", "mapping", "sequence"
@@ -99,6 +103,8 @@ class SourceEntry:
 
 @dataclass(frozen=True)
 class ConfigError:
+    """Why a pasted config does not parse, and where."""
+
     line: int  # 1-based, within the piece
     column: int  # 1-based
     problem: str  # the parser's own words, e.g. "found character '\t' that cannot start any token"
@@ -114,6 +120,8 @@ class ConfigShape(StrEnum):
 
 @dataclass
 class ConfigDoc:
+    """One parsed config with its source map; `data` is None when it did not parse."""
+
     piece: Piece
     format: str  # "yaml" or "json"
     shape: ConfigShape
@@ -182,18 +190,24 @@ class StepPart(StrEnum):
 
 @dataclass(frozen=True)
 class LogLine:
+    """One line of a log piece, for evidence."""
+
     line: int  # 1-based within the log piece
     text: str
 
 
 @dataclass(frozen=True)
 class OtherProcess:
+    """A process other than the trainer holding GPU memory (from the OOM message or nvidia-smi)."""
+
     pid: int | None
     bytes: int
 
 
 @dataclass
 class OomEvent:
+    """One out-of-memory error in a log, with the numbers its message gives."""
+
     kind: OomKind
     where: LogLine
     caught: bool = False  # AI Toolkit caught it and skipped the batch ("skipping batch k/3")
@@ -210,6 +224,8 @@ class OomEvent:
 
 @dataclass(frozen=True)
 class NonOomError:
+    """The error that ended a run when it was not an out-of-memory."""
+
     kind: str  # "missing_module", "hf_auth", "no_kernel_image", "config_error", "compile_error", "other"
     headline: str
     where: LogLine
@@ -217,6 +233,8 @@ class NonOomError:
 
 @dataclass
 class LogFacts:
+    """Everything the log reader found in one log piece."""
+
     piece: Piece
     events: list[OomEvent] = field(default_factory=list)
     fatal: OomEvent | None = None  # the event that ended the run (None when every OOM was caught)
@@ -258,6 +276,8 @@ class Applicability(StrEnum):
 
 @dataclass(frozen=True)
 class Evidence:
+    """A quoted line that supports a finding."""
+
     source: str  # the piece's source ("message 1", "config.yaml") or "user" for the user's words
     line: int | None  # 1-based line within that source, when it is a line
     text: str
@@ -273,6 +293,8 @@ class ConfigEdit:
 
 @dataclass
 class Finding:
+    """One rule's conclusion about the case, with its evidence and the config edits that fix it."""
+
     rule_id: str
     severity: Severity
     applicability: Applicability
@@ -293,6 +315,8 @@ class TextEdit:
 
 @dataclass
 class LadderStep:
+    """One step of the fix ladder: the edits to make together, and the config after them."""
+
     number: int  # 1-based
     rule_ids: list[str]
     edits: list[ConfigEdit]
@@ -311,6 +335,8 @@ class Note:
 
 @dataclass
 class Report:
+    """The engine's answer for one case: findings, the fix ladder, facts, notes."""
+
     findings: list[Finding]
     ladder: list[LadderStep]
     facts: Facts

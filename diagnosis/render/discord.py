@@ -24,12 +24,16 @@ REPLY_FILE = "oomcheck-reply.md"
 
 @dataclass
 class ReplyFile:
+    """A file attached to a reply."""
+
     name: str
     data: bytes
 
 
 @dataclass
 class DiscordReply:
+    """A reply as Discord takes it: content, embeds, files."""
+
     content: str
     embeds: list[dict[str, Any]] = field(default_factory=list)
     files: list[ReplyFile] = field(default_factory=list)
@@ -37,6 +41,8 @@ class DiscordReply:
 
 @dataclass(frozen=True)
 class Section:
+    """A titled part of a reply."""
+
     title: str
     body: str
 

@@ -40,6 +40,8 @@ class Trusted(str):
 
 @dataclass(frozen=True)
 class Target:
+    """How one destination shows escaped text, inline code, code blocks and bold."""
+
     name: str
     escape: Callable[[str], str]
     inline_code: Callable[[str], str]

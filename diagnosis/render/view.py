@@ -31,6 +31,8 @@ EVIDENCE_MAX = 200
 
 @dataclass
 class EvidenceLine:
+    """One quoted line of the reply's evidence list."""
+
     source: str
     line: int | None
     text: str
@@ -38,6 +40,8 @@ class EvidenceLine:
 
 @dataclass
 class OomNumbers:
+    """The out-of-memory message's figures, formatted for the reply."""
+
     tried: str | None = None
     free: str | None = None
     total: str | None = None
@@ -47,6 +51,8 @@ class OomNumbers:
 
 @dataclass
 class StepView:
+    """One ladder step as the reply shows it."""
+
     number: int
     rule_id: str
     rule_ids: list[str]
@@ -57,6 +63,8 @@ class StepView:
 
 @dataclass
 class ConfigView:
+    """The corrected config as the reply shows it."""
+
     lang_tag: str  # code-fence language: yaml / json
     excerpt: str | None  # the changed lines with their parents and neighbours
     diff: str | None  # a short unified diff (no file headers, no context)
@@ -67,6 +75,8 @@ class ConfigView:
 
 @dataclass
 class ReplyView:
+    """Everything the templates read, computed from a report for one language and step."""
+
     lang: str
     kind: str  # "diagnosis", "not_oom", "question", "yaml_invalid", "clean"
     has_oom: bool
