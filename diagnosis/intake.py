@@ -649,7 +649,6 @@ class _Input:
     source: str
     text: str
     newline: str
-    lines: int  # how many lines `text` has
 
 
 def _ends_in_open_fence(text: str) -> bool:
@@ -705,13 +704,11 @@ def read_case(
         truncated = truncated or decoded.truncated
         text, found = scrub_encoded(decoded.text, source, decoded.utf8)
         secrets.extend(found)
-        decoded_inputs.append(_Input(index, source, text, decoded.newline, text.count("\n") + 1))
+        decoded_inputs.append(_Input(index, source, text, decoded.newline))
     for chain in _chains(decoded_inputs):
-        starts = []
-        line = 0
-        for item in chain:
-            starts.append(line)
-            line += item.lines
+        starts = [0]  # the line where each input starts (the last one's length is never needed)
+        for item in chain[:-1]:
+            starts.append(starts[-1] + item.text.count("\n") + 1)
         text = "\n".join(item.text for item in chain)
         for region in _regions(text, limits.max_config_bytes):
             if region.kind == "prose":
