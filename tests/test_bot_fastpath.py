@@ -240,6 +240,28 @@ async def test_a_language_set_with_oom_config_is_used_for_the_next_reply(tmp_pat
         await bot.close()
 
 
+async def test_the_heartbeat_loop_checkpoints_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = await _bot(tmp_path, FakeEngine(), heartbeat_interval_seconds=0.01)
+    checkpoints: list[str] = []
+
+    async def ready() -> None:
+        return None
+
+    monkeypatch.setattr(bot, "wait_until_ready", ready)
+    monkeypatch.setattr(bot.store, "checkpoint", lambda: checkpoints.append(threading.current_thread().name))
+    beating = asyncio.create_task(bot._heartbeat_loop())
+    try:
+        async with asyncio.timeout(10):
+            while len(checkpoints) < 2:
+                await asyncio.sleep(0.01)
+        assert MAIN not in checkpoints  # from a thread: a checkpoint may flush to disk
+    finally:
+        beating.cancel()
+        await bot.close()
+
+
 # ------------------------------------------------------------------ the store
 
 
