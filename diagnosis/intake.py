@@ -365,12 +365,13 @@ def _after_log(lines: list[str], start: int) -> bool:
     return bool(before) and is_log_text("\n".join(before))
 
 
-def _config_candidates(text: str) -> Iterator[tuple[int, int]]:
-    """(start of the line, end of the match) of each line that can start a config region."""
-    first = _CONFIG_FIRST_LINE.match(text)
+def _config_candidates(text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
+    """(start of the line, end of the match) of each line from offset `pos` on (a line start) that can
+    start a config region."""
+    first = _CONFIG_FIRST_LINE.match(text) if pos == 0 else None
     if first is not None:
         yield 0, first.end()
-    for match in _CONFIG_START.finditer(text, first.end() if first is not None else 0):
+    for match in _CONFIG_START.finditer(text, first.end() if first is not None else max(0, pos - 1)):
         yield match.start() + 1, match.end()
 
 
@@ -378,29 +379,31 @@ def _find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, i
     """(start line, end line, kind) of the config regions in bare text."""
     found: list[tuple[int, int, str]] = []
     line = 0
-    last = 0
-    done = 0  # lines before this one are inside a region already looked at
-    for line_start, match_end in _config_candidates(text):
+    last = 0  # the offset of line `line`
+    candidates = _config_candidates(text)
+    while (candidate := next(candidates, None)) is not None:
+        line_start, match_end = candidate
         line += text.count("\n", last, line_start)
         last = line_start
-        if line < done:
-            continue
         current = lines[line]
         if current.lstrip().startswith("{"):
             end = _json_end(text, lines, line, match_end - 1, budget)
             if _json_score(lines[line:end]) >= MIN_CONFIG_SCORE and not _after_log(lines, line):
                 found.append((line, end, "json"))
-            done = max(end, line + 1)
+        elif current.startswith("---") and not _YAML_KEY_LINE.match(
+            next((ln for ln in lines[line + 1 : line + 5] if ln.strip()), "")
+        ):
             continue
-        if current.startswith("---"):
-            following = next((ln for ln in lines[line + 1 : line + 5] if ln.strip()), "")
-            if not _YAML_KEY_LINE.match(following):
-                continue
-        end = _yaml_end(lines, line, budget)
-        if _yaml_score(lines[line:end]) >= MIN_CONFIG_SCORE:
-            found.append((line, end, "yaml"))
-        # A shorter region inside a failed one cannot score higher: move past it.
+        else:
+            end = _yaml_end(lines, line, budget)
+            if _yaml_score(lines[line:end]) >= MIN_CONFIG_SCORE:
+                found.append((line, end, "yaml"))
+        # The lines up to `end` have been looked at (a shorter region inside a failed one cannot score
+        # higher): the search goes on from the first line after them, not from candidate to candidate.
         done = max(end, line + 1)
+        last += sum(map(len, lines[line:done])) + done - line
+        line = done
+        candidates = _config_candidates(text, last)
     return found
 
 

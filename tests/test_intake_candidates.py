@@ -8,8 +8,19 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.config.keys import ALL_KEYS
-from diagnosis.intake import _config_candidates, _config_line, _prefix_tree
+from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE
+from diagnosis.intake import (
+    _YAML_KEY_LINE,
+    _after_log,
+    _config_candidates,
+    _config_line,
+    _find_configs,
+    _json_end,
+    _json_score,
+    _prefix_tree,
+    _yaml_end,
+    _yaml_score,
+)
 
 _PLAIN = re.compile("\n" + _config_line("|".join(sorted(ALL_KEYS, key=len, reverse=True))))
 _KEYS = sorted(ALL_KEYS)
@@ -75,3 +86,62 @@ def test_first_line_and_json_brace_positions() -> None:
     text = 'train:\n  x: 1\n{"config": {}}\nnoise\n  batch_size: 2\n'
     assert list(_config_candidates(text)) == [(0, 6), (14, 15), (35, 48)]
     assert text[15 - 1] == "{"
+
+
+def _plain_find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, int, str]]:
+    """Every candidate in turn, skipping those inside a region already looked at."""
+    found: list[tuple[int, int, str]] = []
+    line = last = done = 0
+    for line_start, match_end in _config_candidates(text):
+        line += text.count("\n", last, line_start)
+        last = line_start
+        if line < done:
+            continue
+        current = lines[line]
+        if current.lstrip().startswith("{"):
+            end = _json_end(text, lines, line, match_end - 1, budget)
+            if _json_score(lines[line:end]) >= MIN_CONFIG_SCORE and not _after_log(lines, line):
+                found.append((line, end, "json"))
+            done = max(end, line + 1)
+            continue
+        if current.startswith("---"):
+            following = next((ln for ln in lines[line + 1 : line + 5] if ln.strip()), "")
+            if not _YAML_KEY_LINE.match(following):
+                continue
+        end = _yaml_end(lines, line, budget)
+        if _yaml_score(lines[line:end]) >= MIN_CONFIG_SCORE:
+            found.append((line, end, "yaml"))
+        done = max(end, line + 1)
+    return found
+
+
+_BLOCKS = [
+    "job: extension\nconfig:\n  name: my_lora\n  process:\n    - type: sd_trainer\n      train:\n"
+    "        batch_size: 4\n        steps: 3000\n        gradient_checkpointing: false",
+    "train:\n  batch_size: 4\n  lr: 1e-4\n  steps: 100\n  optimizer: adamw8bit",
+    "model:\n  name_or_path: black-forest-labs/FLUX.1-dev\n  quantize: true\n  low_vram: true",
+    '{"job": "extension", "config": {"name": "x", "process": [{"type": "sd_trainer", '
+    '"train": {"batch_size": 4, "steps": 3000}}]}}',
+    '{\n  "type": "sd_trainer",\n  "train": {"batch_size": 2, "steps": 10},\n'
+    '  "model": {"quantize": true}\n}',
+    "---",
+    "---\ntrain:\n  batch_size: 1",
+    "Note: it crashed",
+    "  batch_size: 8",
+    "Loading transformer",
+    "Traceback (most recent call last):",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "my_lora:  12%|█▏        | 360/3000 [10:42<52:03,  1.70s/it]",
+    "I changed the batch size and it still fails",
+    "",
+    "# comment",
+    "    - indented item",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_BLOCKS), max_size=14), st.sampled_from([40, 200, 1 << 20]))
+def test_find_configs_equals_the_candidate_by_candidate_scan(blocks: list[str], budget: int) -> None:
+    text = "\n".join(blocks)
+    lines = text.split("\n")
+    assert _find_configs(text, lines, budget) == _plain_find_configs(text, lines, budget)
