@@ -61,3 +61,38 @@ def test_terminal_output_uses_the_translated_templates_not_jinja2(fmt: str, path
     assert "diagnosis.render._compiled.headline" in loaded  # the probe did render a reply
     unneeded = {"jinja2", "markupsafe", "pydantic", "pydantic_core", "bot", "discord", "aiosqlite"}
     assert unneeded.isdisjoint(packages(loaded))
+
+
+_FREEZE_PROBE = """
+import contextlib, gc, io, sys
+from oomcheck.cli import main
+as_program = sys.argv[1] == "program"
+argv = sys.argv[2:]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    if as_program:
+        sys.argv = ["oomcheck", *argv]
+        main()
+    else:
+        main(argv, out=io.StringIO(), err=io.StringIO())
+print(gc.get_freeze_count())
+"""
+
+
+def frozen_after(mode: str, *argv: str) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", _FREEZE_PROBE, mode, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+def test_only_the_program_skips_the_exit_collections() -> None:
+    # The program's last act spares the interpreter's exit a sweep of every object; a caller of
+    # main() with arguments (tests, other code) keeps its garbage collector as it was.
+    assert frozen_after("program", "check", str(CONFIG)) > 1000
+    assert frozen_after("program", "explain", "gc_off") > 1000
+    assert frozen_after("call", "check", str(CONFIG)) == 0
