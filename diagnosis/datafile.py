@@ -17,10 +17,6 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
-import yaml
-
-_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # holds the `diagnosis` and `locales` packages
 DATA_DIR = PACKAGE_ROOT / "diagnosis" / "data"
 SNAPSHOTS = "diagnosis._snapshots"
@@ -32,7 +28,15 @@ def load_data(stream: str | IO[str]) -> Any:
     snapshot = _snapshot(text)
     if snapshot is not None:
         return snapshot
-    return yaml.load(text, Loader=_SafeLoader)
+    return parse_yaml(text)
+
+
+def parse_yaml(text: str) -> Any:
+    # PyYAML is imported here, not at the top: with current snapshots a run that reads no YAML
+    # config (a log, a traceback) never needs it.
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def load_data_file(path: Path) -> Any:

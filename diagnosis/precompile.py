@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
-from diagnosis.datafile import DATA_DIR, PACKAGE_ROOT, text_key
+from diagnosis.datafile import DATA_DIR, PACKAGE_ROOT, parse_yaml, text_key
 from diagnosis.render.runtime import TRANSLATOR_VERSION
 from diagnosis.render.templating import JINJA_OPTIONS, TEMPLATES_DIR, module_name, source_environment
 from diagnosis.render.translate import Unsupported, translate
@@ -116,7 +115,7 @@ _FOOTER = (
 def snapshot_text(path: Path) -> str | None:
     """The module for one data file, or None when its content is not plain data."""
     text = path.read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = parse_yaml(text)
     if not plain(data):
         return None
     source = path.relative_to(PACKAGE_ROOT).as_posix()
