@@ -7,11 +7,13 @@ it overlooks, any line it cuts wrong or any offset it maps wrong shows up here a
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+import re
+
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from diagnosis import scrub as scrub_module
-from diagnosis.scrub import _all_candidates, _screened, scrub, scrub_encoded
+from diagnosis.scrub import _all_candidates, _find_prefixed, _lower, _screened, scrub, scrub_encoded
 
 # Pieces that make detectors fire, nearly fire, or confuse the folding (digits, case, non-ASCII bytes,
 # characters whose UTF-16 low byte is a line break such as 《 U+300A and Ċ U+010A, astral emoji).
@@ -142,3 +144,28 @@ def test_screening_is_taken_on_a_long_log_and_finds_its_secret() -> None:
     out, hits = scrub(text, "m")
     assert "abcD3fGh1jKlMn0pQr" not in out
     assert [(h.kind, h.line) for h in hits] == [("assignment", 1501)]
+
+
+# The prefixed-token pattern as first written: tried at every offset, prefix first.
+_PLAIN_PREFIXED = re.compile(r"(?<![A-Za-z0-9_])(gh[pousr]|rpa|r8)_[A-Za-z0-9]{20,80}(?![A-Za-z0-9_])")
+_TOKEN_PIECES = [
+    *("ghp_", "gho_", "ghs_", "ghx_", "rpa_", "r8_", "r9_", "xr8_", "_r8_", "8_", "xghp_", "_"),
+    *("Ab3dEf6hIj9kLm2nOp5qRs8t", "Ab3dEf6hIj9k", "7", "é", " ", ".", "\n"),
+]
+_token_texts = st.lists(st.one_of(st.sampled_from(_TOKEN_PIECES), st.text(max_size=4)), max_size=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_token_texts.map("".join))
+@example("r8_Ab3dEf6hIj9kLm2nOp5qRs8t")
+@example("xrpa_Ab3dEf6hIj9kLm2nOp5qRs8t _ghp_Ab3dEf6hIj9kLm2nOp5qRs8t 9r8_Ab3dEf6hIj9kLm2nOp5qRs8t")
+@example("key rpa_Ab3dEf6hIj9kLm2nOp5qRs8t.")
+@example("xr8_Ab3dEf6hIj9kLm2nOp5qRs8t ghs_Ab3dEf6hIj9kLm2nOp5qRs8t")
+def test_prefixed_tokens_found_from_the_underscore_equal_the_plain_scan(text: str) -> None:
+    found = [(c.start, c.end, c.replacement) for c in _find_prefixed(text, _lower(text))]
+    plain = []
+    for m in _PLAIN_PREFIXED.finditer(text):
+        body = m.group()[len(m.group(1)) + 1 :]
+        if any(c.isdigit() for c in body) and any(c.isalpha() for c in body) and len(set(body)) >= 10:
+            plain.append((m.start(), m.end(), f"{m.group(1)}_REDACTED"))
+    assert found == plain
