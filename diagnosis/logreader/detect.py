@@ -71,11 +71,16 @@ _LINE = re.compile(
     r")",
 )
 
-# A tqdm bar: "name:  12%|█▏   | 360/3000 [10:42<…".
-_PROGRESS = re.compile(r"\d{1,3}%\|[^|\n]{0,200}\|\s{0,4}\d+/\d+ ?\[")
+# Both patterns below only answer whether the text has a match. Each starts from its rarest literal
+# ("%|", " Killed") and checks the digits before it from there, which finds a match exactly when the
+# digits-first form would, without trying every digit of the text as a start.
 
-# A shell reporting a killed child: "run.sh: line 3: 12345 Killed   python run.py".
-_SHELL_KILLED = re.compile(r"(?<!\d)\d{1,10} Killed {1,20}\S")
+# A tqdm bar: "name:  12%|█▏   | 360/3000 [10:42<…" (one digit before the "%" is all `\d{1,3}` needs).
+_PROGRESS = re.compile(r"%\|(?<=\d%\|)[^|\n]{0,200}\|\s{0,4}\d+/\d+ ?\[")
+
+# A shell reporting a killed child: "run.sh: line 3: 12345 Killed   python run.py" (a number of one
+# to ten digits, not part of a longer one).
+_SHELL_KILLED = re.compile(r" Killed(?<=\d Killed)(?<!\d{11} Killed) {1,20}\S")
 
 # Longer texts are judged on their first and last parts: a log shows itself quickly, and the error sits
 # at the end.
