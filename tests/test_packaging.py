@@ -250,3 +250,31 @@ def test_bot_health_follows_the_heartbeat(installed: Installed) -> None:
     )
     fresh = installed.run("bot", "--health", env=env)
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+
+
+def test_the_installed_check_uses_the_shipped_translations_and_snapshots(installed: Installed) -> None:
+    # The precompiled templates and data files are in the wheel and current there: a reply is written
+    # without importing Jinja2 and without parsing the families table or a catalogue.
+    probe = (
+        "import io, sys\n"
+        "import diagnosis.datafile as d\n"
+        "parsed = []\n"
+        "real = d.parse_yaml\n"
+        "d.parse_yaml = lambda text: parsed.append(text) or real(text)\n"
+        "from oomcheck.cli import main\n"
+        "code = main(['check', sys.argv[1], '--lang', 'ja'], out=io.StringIO(), err=io.StringIO())\n"
+        "print(code, 'jinja2' in sys.modules, len(parsed))\n"
+    )
+    result = subprocess.run(
+        [str(installed.bin / "python"), "-c", probe, str(CONFIG)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=installed.workdir,
+        env=_clean_env(),
+    )
+    assert result.stdout.split() == ["1", "False", "0"], result.stdout + result.stderr
+    names = zipfile.ZipFile(installed.wheel).namelist()
+    assert any(name.startswith("diagnosis/render/_compiled/") for name in names)
+    assert any(name.startswith("diagnosis/_snapshots/") for name in names)
