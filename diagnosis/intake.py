@@ -556,25 +556,29 @@ def _one_config(content: str, lines: list[str], budget: int) -> bool:
     return not (is_log_text("\n".join(outside)) or any(_sentence_like(ln) for ln in outside))
 
 
-def _whole_config(lines: list[str], budget: int) -> bool:
-    """Is this unfenced text, from its first line to its last, one AI Toolkit config?"""
+def _whole_config(lines: list[str], budget: int) -> str | None:
+    """The kind ("yaml" / "json") when this unfenced text, from its first line to its last (blank lines
+    at the end left out), is one AI Toolkit config; None otherwise."""
     while lines and not lines[-1].strip():
         lines = lines[:-1]
     # The size test first: on a multi-megabyte log, scoring key names would be a needless scan.
-    if not lines or sum(map(len, lines)) + len(lines) - 1 > budget or _config_kind(lines) is None:
-        return False
+    if not lines or sum(map(len, lines)) + len(lines) - 1 > budget:
+        return None
+    kind = _config_kind(lines)
+    if kind is None:
+        return None
     content = "\n".join(lines)
     if is_log_text(content):
-        return False
+        return None
     found = _find_configs(content, lines, budget)
     if len(found) != 1:
-        return False
+        return None
     start, end, _ = found[0]
     # Only comments, blank lines and a document marker may stand outside the config's own lines.
     outside = lines[:start] + lines[end:]
-    return all(
-        not ln.strip() or ln.lstrip().startswith("#") or ln.strip() in ("---", "...") for ln in outside
-    )
+    if all(not ln.strip() or ln.lstrip().startswith("#") or ln.strip() in ("---", "...") for ln in outside):
+        return kind
+    return None
 
 
 def _long_log(text: str, budget: int) -> _Region | None:
@@ -601,13 +605,14 @@ def _split_regions(text: str, budget: int) -> list[_Region]:
     blocks = _split_fences(text)
     for block in blocks:
         if not block.fenced:
-            if len(blocks) == 1 and _whole_config(block.lines, budget):
+            whole = _whole_config(block.lines, budget) if len(blocks) == 1 else None
+            if whole is not None:
                 # A config file (or a config pasted alone) is kept whole, header comments and `---`
                 # included, so the corrected file and its line numbers match what the user has.
                 lines = list(block.lines)
                 while lines and not lines[-1].strip():
                     lines.pop()  # the piece gets its one final line break back when it is built
-                regions.append(_Region(_config_kind(lines) or "yaml", block.start, lines, False, None))
+                regions.append(_Region(whole, block.start, lines, False, None))
                 continue
             regions.extend(_bare_regions(block.lines, block.start, False, None, budget, block.text))
             continue

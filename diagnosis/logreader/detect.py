@@ -38,38 +38,39 @@ _STRONG = re.compile(
 
 # Lines that start (after a line break and indentation) with something a program prints. The pattern
 # opens with the break itself, so the scanner jumps from break to break, and every repetition is bounded:
-# a scan over megabytes stays linear.
-_LINE = re.compile(
-    r"[\n\r][ \t]{0,40}(?:"
-    r"File \"[^\"\n]{1,1000}\", line \d+"  # traceback frame
+# a scan over megabytes stays linear. The texts are grouped by their first character, so a line that
+# starts with none of them costs one test instead of one per text; only the exception line (any name
+# ending in Error or Exception) is tried on every line that starts with a letter.
+_LINE_START = (
+    r"[ \t]{0,40}(?:"
+    r"F(?:ile \"[^\"\n]{1,1000}\", line \d+)"  # traceback frame
+    r"|M(?:emoryError(?=[\r\n]|$)|oving transformer to CPU|odel Loaded(?=[\r\n]|$)|aking pipe(?=[\r\n]|$))"
+    r"|K(?:illed(?=[\r\n]|$))"
+    r"|L(?:oading (?:transformer|checkpoint shards|VAE|T5|CLIP|[\w.\- ]{1,40} model))"
+    r"|Q(?:uantizing (?:[Tt]ransformer|Text Encoder|T5|Gemma2))"
+    r"|-(?: quantizing (?:\d+ transformer blocks|extras)"
+    r"| {2}(?:Found \d+ (?:images|videos)|Preprocessing (?:image|video) dimensions)"
+    r"| \d+ (?:completed jobs?|failures?)(?=[\r\n]|$))"
+    r"|C(?:aching (?:latents|text_embeddings|text embeddings|embeddings and unloading))"
+    r"|G(?:enerating (?:baseline samples|first sample|Samples|Images|controls))"
+    r"|S(?:kipping first sample|aving at step \d|aved checkpoint to )"
+    r"|R(?:unning 1 job|unning  1 process)"
+    r"|#(?: Running job: |#{3} IMPORTANT RESUMING FROM | OOM during training step)"
+    r"|B(?:ucket sizes for )"
+    r"|\d(?:\d* buckets made(?=[\r\n]|$)|\d{1,4}x\d{2,5}(?:x\d{1,4}f)?: \d+ files(?=[\r\n]|$))"
+    r"|c(?:reate LoRA (?:network|for ))"
+    r"|U(?:sing SQLite database at )"
+    r"|P(?:reparing Model(?=[\r\n]|$))"
+    r"|T(?:imer '[^'\n]{1,80}':)"
+    r"|\|(?: GPU  Name)"
+    r"|\+(?:-{5,}\+)"
+    r"|\[(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] )"  # dmesg -T
     r"|[A-Za-z_][\w.]{0,200}[a-z](?:Error|Exception): "  # the final line of a traceback
-    r"|MemoryError(?=[\r\n]|$)"
-    r"|Killed(?=[\r\n]|$)"
-    r"|Loading (?:transformer|checkpoint shards|VAE|T5|CLIP|[\w.\- ]{1,40} model)"
-    r"|Quantizing (?:[Tt]ransformer|Text Encoder|T5|Gemma2)"
-    r"|- quantizing (?:\d+ transformer blocks|extras)"
-    r"|Moving transformer to CPU"
-    r"|Caching (?:latents|text_embeddings|text embeddings|embeddings and unloading)"
-    r"|Generating (?:baseline samples|first sample|Samples|Images|controls)"
-    r"|Skipping first sample"
-    r"|Running 1 job|Running  1 process|# Running job: "
-    r"|Bucket sizes for "
-    r"|\d+ buckets made(?=[\r\n]|$)"
-    r"|\d{2,5}x\d{2,5}(?:x\d{1,4}f)?: \d+ files(?=[\r\n]|$)"
-    r"|-  (?:Found \d+ (?:images|videos)|Preprocessing (?:image|video) dimensions)"
-    r"|create LoRA (?:network|for )"
-    r"|Saving at step \d|Saved checkpoint to "
-    r"|Using SQLite database at "
-    r"|#{4} IMPORTANT RESUMING FROM "
-    r"|# OOM during training step"
-    r"|Model Loaded(?=[\r\n]|$)|Making pipe(?=[\r\n]|$)|Preparing Model(?=[\r\n]|$)"
-    r"|Timer '[^'\n]{1,80}':"
-    r"|- \d+ (?:completed jobs?|failures?)(?=[\r\n]|$)"
-    r"|\| GPU  Name"
-    r"|\+-{5,}\+"
-    r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] "  # dmesg -T
-    r")",
+    r")"
 )
+# One pattern per kind of break: a literal first character is found much faster than a class.
+_LINE = re.compile("\n" + _LINE_START)
+_LINE_AFTER_CR = re.compile("\r" + _LINE_START)
 
 # Both patterns below only answer whether the text has a match. Each starts from its rarest literal
 # ("%|", " Killed") and checks the digits before it from there, which finds a match exactly when the
@@ -97,6 +98,8 @@ def is_log_text(text: str) -> bool:
     for part in parts:
         # A log usually shows a program's line or a bar near its top: those searches end soonest.
         if _LINE.search("\n" + part):  # the break in front lets the first line match too
+            return True
+        if "\r" in part and _LINE_AFTER_CR.search(part):
             return True
         if _PROGRESS.search(part) or _STRONG.search(part) or _SHELL_KILLED.search(part):
             return True
