@@ -39,7 +39,7 @@ from diagnosis.decode import decode
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader.detect import is_log_text
 from diagnosis.models import Intake, Piece, PieceKind, SecretHit
-from diagnosis.scrub import scrub_encoded
+from diagnosis.scrub import LineShapes, scrub_screening
 
 _MAX_FENCE_LINES = 2_000
 _FENCE_START = re.compile(r"[ \t]{0,40}(`{3,}|~{3,})[ \t]*([\w+.#-]{0,40})[ \t]*$")
@@ -98,6 +98,11 @@ def _config_line(keys: str) -> str:
 # front lets the regex engine jump from line to line instead of trying every position.
 _CONFIG_FIRST_LINE = re.compile(_config_line(_prefix_tree(ALL_KEYS)))
 _CONFIG_START = re.compile("\n" + _config_line(_prefix_tree(ALL_KEYS)))
+# The same test on line shapes (see scrub.LineShapes: letters lower-cased, digits as "0"): it matches
+# the shape of every line that can start a config, and possibly a few more.
+_CONFIG_LINE_SHAPE = re.compile(
+    ("(?m)^" + _config_line(_prefix_tree({re.sub("[0-9]", "0", key) for key in ALL_KEYS}))).encode("ascii")
+)
 
 
 @dataclass
@@ -581,22 +586,32 @@ def _whole_config(lines: list[str], budget: int) -> str | None:
     return None
 
 
-def _long_log(text: str, budget: int) -> _Region | None:
+def _long_log(text: str, budget: int, shapes: LineShapes | None = None) -> _Region | None:
     """The whole text as one log region, when that is clear without cutting it into lines.
 
     That is what the general path below makes of a text with no fence, in which no config region can
     start (so it is not one config either), and which is a log with too many lines to cut into
     paragraphs; for a multi-megabyte log, making the list of its lines would cost more than reading it.
+    `shapes` (of the text's lines, when at hand) tell the line count, and whether a config can start
+    at all, without a pass over the text.
     """
-    if text.count("\n") < _MAX_PARAGRAPH_LINES:
+    if shapes is not None and shapes.few:
+        if len(shapes.lines) <= _MAX_PARAGRAPH_LINES:
+            return None
+        may_start_config = bool(shapes.matching(_CONFIG_LINE_SHAPE))
+    elif text.count("\n") < _MAX_PARAGRAPH_LINES:
         return None
-    if _fence_lines(text) or next(_config_candidates(text), None) is not None or not is_log_text(text):
+    else:
+        may_start_config = True
+    if _fence_lines(text) or not is_log_text(text):
+        return None
+    if may_start_config and next(_config_candidates(text), None) is not None:
         return None
     return _Region("log", 0, [], text=text)
 
 
-def _regions(text: str, budget: int) -> list[_Region]:
-    whole = _long_log(text, budget)
+def _regions(text: str, budget: int, shapes: LineShapes | None = None) -> list[_Region]:
+    whole = _long_log(text, budget, shapes)
     return [whole] if whole is not None else _split_regions(text, budget)
 
 
@@ -657,6 +672,7 @@ class _Input:
     source: str
     text: str
     newline: str
+    shapes: LineShapes | None  # the shapes of `text`'s lines, when the scrubber made them
 
 
 def _ends_in_open_fence(text: str) -> bool:
@@ -710,15 +726,16 @@ def read_case(
         source = sources[index] if sources is not None and index < len(sources) else f"message {index + 1}"
         decoded = decode(data, limits.max_input_bytes)
         truncated = truncated or decoded.truncated
-        text, found = scrub_encoded(decoded.text, source, decoded.utf8)
+        text, found, shapes = scrub_screening(decoded.text, source, decoded.utf8)
         secrets.extend(found)
-        decoded_inputs.append(_Input(index, source, text, decoded.newline))
+        decoded_inputs.append(_Input(index, source, text, decoded.newline, None if found else shapes))
     for chain in _chains(decoded_inputs):
         starts = [0]  # the line where each input starts (the last one's length is never needed)
         for item in chain[:-1]:
             starts.append(starts[-1] + item.text.count("\n") + 1)
         text = "\n".join(item.text for item in chain)
-        for region in _regions(text, limits.max_config_bytes):
+        shapes = chain[0].shapes if len(chain) == 1 else None
+        for region in _regions(text, limits.max_config_bytes, shapes):
             if region.kind == "prose":
                 words = "\n".join(region.lines).strip("\n")
                 if words.strip():

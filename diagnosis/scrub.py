@@ -347,9 +347,9 @@ _LINE_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], re.Pattern[byte
     _find_assignments: re.compile(rb"token|secret|password|_key|apikey"),
     _find_home_paths: re.compile(rb"/home/|users|/mnt/|wsl"),
 }
-_NAME_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], bytes] = {
-    _find_wandb: b"wandb",
-    _find_civitai: b"civitai",
+_NAME_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], re.Pattern[bytes]] = {
+    _find_wandb: re.compile(b"wandb"),
+    _find_civitai: re.compile(b"civitai"),
 }
 
 
@@ -403,25 +403,45 @@ def _lines_of(lines: list[bytes], shapes: set[bytes]) -> list[int]:
     return sorted(found)
 
 
-def _screened(text: str, utf8: bytes, *, always: bool = False) -> list[_Candidate] | None:
-    """The candidates of `_all_candidates(text)`, found through line shapes (`utf8`: text's UTF-8).
+class LineShapes:
+    """The lines of a UTF-8 text folded to their shapes (ASCII lower-cased, digits as "0", every
+    non-ASCII byte as one byte), and the distinct shapes. A question about every line that the folding
+    cannot change the answer of can be asked of the distinct shapes alone: a long log has few."""
+
+    def __init__(self, utf8: bytes) -> None:
+        self.utf8 = utf8
+        self.lines = utf8.translate(_SHAPE).split(b"\n")
+        self.shapes = list(dict.fromkeys(self.lines))
+        # Worth asking the shapes only when they are much shorter than the text.
+        self.few = sum(map(len, self.shapes)) <= len(utf8) // _MAX_FLAGGED_SHARE
+        self._blob: bytes | None = None
+        self._starts: list[int] = []
+
+    def matching(self, pattern: re.Pattern[bytes]) -> set[bytes]:
+        """The shapes that `pattern` matches in (it must not match across a line break)."""
+        if self._blob is None:
+            self._blob = b"\n".join(self.shapes)
+            at = 0
+            for shape in self.shapes:
+                self._starts.append(at)
+                at += len(shape) + 1
+        return {
+            self.shapes[bisect.bisect_right(self._starts, m.start()) - 1]
+            for m in pattern.finditer(self._blob)
+        }
+
+
+def _screened(text: str, shapes: LineShapes, *, always: bool = False) -> list[_Candidate] | None:
+    """The candidates of `_all_candidates(text)`, found through the shapes of its lines.
 
     None when screening does not pay (too many distinct shapes or flagged lines), unless `always`.
     """
-    lines = utf8.translate(_SHAPE).split(b"\n")
-    shapes = list(dict.fromkeys(lines))
-    if not always and sum(map(len, shapes)) > len(utf8) // _MAX_FLAGGED_SHARE:
+    if not always and not shapes.few:
         return None
-    blob = b"\n".join(shapes)
-    starts: list[int] = []
-    at = 0
-    for shape in shapes:
-        starts.append(at)
-        at += len(shape) + 1
+    lines, utf8 = shapes.lines, shapes.utf8
     flagged_shapes: set[bytes] = set()
     for pattern in _LINE_LITERALS.values():
-        for m in pattern.finditer(blob):
-            flagged_shapes.add(shapes[bisect.bisect_right(starts, m.start()) - 1])
+        flagged_shapes |= shapes.matching(pattern)
     flagged = _lines_of(lines, flagged_shapes)
     if not always and len(flagged) > len(lines) // _MAX_FLAGGED_SHARE:
         return None
@@ -447,7 +467,7 @@ def _screened(text: str, utf8: bytes, *, always: bool = False) -> list[_Candidat
     for detect in _DETECTORS:
         name = _NAME_LITERALS.get(detect)
         if name is not None:
-            if name in blob:
+            if shapes.matching(name):
                 low = _lower(text) if low is None else low
                 candidates.extend(detect(text, low))
             continue
@@ -459,29 +479,36 @@ def _screened(text: str, utf8: bytes, *, always: bool = False) -> list[_Candidat
     return candidates
 
 
-def _candidates(text: str, utf8: bytes | None) -> list[_Candidate]:
+def _candidates(text: str, utf8: bytes | None) -> tuple[list[_Candidate], LineShapes | None]:
     if len(text) >= _SCREEN_MIN_CHARS:
         if utf8 is None:
             try:
                 utf8 = text.encode("utf-8")
             except UnicodeEncodeError:  # lone surrogates: scanned whole
                 utf8 = None
-        screened = _screened(text, utf8) if utf8 is not None else None
+        shapes = LineShapes(utf8) if utf8 is not None else None
+        screened = _screened(text, shapes) if shapes is not None else None
         if screened is not None:
-            return screened
-    return _all_candidates(text)
+            return screened, shapes
+        return _all_candidates(text), shapes
+    return _all_candidates(text), None
 
 
 def scrub(text: str, source: str) -> tuple[str, list[SecretHit]]:
     """Return `text` with every secret replaced, and one hit (kind, source, line) per replacement."""
-    return scrub_encoded(text, source, None)
+    out, hits, _ = scrub_screening(text, source, None)
+    return out, hits
 
 
-def scrub_encoded(text: str, source: str, utf8: bytes | None) -> tuple[str, list[SecretHit]]:
-    """`scrub`, for a caller that has `text.encode("utf-8")` at hand already (it saves encoding again)."""
-    candidates = _candidates(text, utf8)
+def scrub_screening(
+    text: str, source: str, utf8: bytes | None
+) -> tuple[str, list[SecretHit], LineShapes | None]:
+    """`scrub`, for a caller that has `text.encode("utf-8")` at hand already (it saves encoding again);
+    also the shapes of the text's lines when it was long enough to be screened through them (they
+    describe the returned text too when no secret was replaced)."""
+    candidates, shapes = _candidates(text, utf8)
     if not candidates:
-        return text, []
+        return text, [], shapes
     candidates.sort(key=lambda c: (c.start, c.priority, -c.end))
     out: list[str] = []
     hits: list[SecretHit] = []
@@ -497,4 +524,4 @@ def scrub_encoded(text: str, source: str, utf8: bytes | None) -> tuple[str, list
         line += text.count("\n", cand.start, cand.end)
         pos = cand.end
     out.append(text[pos:])
-    return "".join(out), hits
+    return "".join(out), hits, shapes

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE
 from diagnosis.intake import (
+    _CONFIG_LINE_SHAPE,
     _YAML_KEY_LINE,
     _after_log,
     _config_candidates,
@@ -21,6 +22,7 @@ from diagnosis.intake import (
     _yaml_end,
     _yaml_score,
 )
+from diagnosis.scrub import LineShapes
 
 _PLAIN = re.compile("\n" + _config_line("|".join(sorted(ALL_KEYS, key=len, reverse=True))))
 _KEYS = sorted(ALL_KEYS)
@@ -72,6 +74,26 @@ def _plain_candidates(text: str) -> list[tuple[int, int]]:
 @given(_texts)
 def test_candidates_equal_the_plain_scan(text: str) -> None:
     assert list(_config_candidates(text)) == _plain_candidates(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts)
+def test_the_shape_of_every_candidate_line_is_flagged(text: str) -> None:
+    """A text whose line shapes hold no config start has no candidate line (the shapes may flag more)."""
+    shapes = LineShapes(text.encode("utf-8"))
+    flagged = shapes.matching(_CONFIG_LINE_SHAPE)
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for start, _ in _config_candidates(text):
+        assert shapes.lines[starts.index(start)] in flagged
+
+
+def test_shape_flags_keys_with_digits_and_capitals() -> None:
+    for line in ("  is_v3: true", "  IS_LUMINA2: true", '- "Train": x', "{", "---"):
+        assert LineShapes(line.encode("utf-8")).matching(_CONFIG_LINE_SHAPE), line
+    assert not LineShapes(b"my_lora:  12%|###| 3/9 [").matching(_CONFIG_LINE_SHAPE)
 
 
 def test_prefix_tree_matches_exactly_the_words() -> None:

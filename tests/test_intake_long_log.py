@@ -7,6 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from diagnosis.intake import _MAX_PARAGRAPH_LINES, _long_log, _regions, _split_regions
+from diagnosis.scrub import LineShapes
 
 _BAR = "my_lora:  {:2d}%|██        | {}/900 [00:01<00:09,  1.70s/it]"
 _NOTE = "I tried {} things and then {} more but it still fails"
@@ -39,6 +40,7 @@ def _log(lines: int, inserts: list[tuple[int, str]], tail: str, line: str = _BAR
 
 def _same(text: str, budget: int) -> None:
     fast = _long_log(text, budget)
+    assert _long_log(text, budget, LineShapes(text.encode("utf-8"))) == fast
     general = _split_regions(text, budget)
     if fast is None:
         assert _regions(text, budget) == general
@@ -65,6 +67,8 @@ def _same(text: str, budget: int) -> None:
 @example(_MAX_PARAGRAPH_LINES, [(5, "```")], "", 100, _BAR)
 @example(_MAX_PARAGRAPH_LINES, [(5, _INSERTS[6])], "", 100, _BAR)
 @example(_MAX_PARAGRAPH_LINES - 3, [(5, "")], "\nI ran it again and it crashed", 100, _BAR)
+@example(_MAX_PARAGRAPH_LINES - 1, [(5, "")], "", 100, _BAR)  # 20 000 lines: one short of the limit
+@example(_MAX_PARAGRAPH_LINES, [(5, "")], "", 100, _BAR)
 @example(_MAX_PARAGRAPH_LINES + 1, [(0, "")], "", 1 << 20, _NOTE)
 @example(_MAX_PARAGRAPH_LINES + 1, [(0, "")], "\n\n   \n", 10 << 20, _BAR)
 def test_long_log_shortcut_equals_the_general_path(

@@ -13,7 +13,15 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from diagnosis import scrub as scrub_module
-from diagnosis.scrub import _all_candidates, _find_prefixed, _lower, _screened, scrub, scrub_encoded
+from diagnosis.scrub import (
+    LineShapes,
+    _all_candidates,
+    _find_prefixed,
+    _lower,
+    _screened,
+    scrub,
+    scrub_screening,
+)
 
 # Pieces that make detectors fire, nearly fire, or confuse the folding (digits, case, non-ASCII bytes,
 # characters whose UTF-16 low byte is a line break such as 《 U+300A and Ċ U+010A, astral emoji).
@@ -101,7 +109,7 @@ def test_screened_scan_equals_whole_scan(text: str) -> None:
         utf8 = text.encode("utf-8")
     except UnicodeEncodeError:
         return  # lone surrogates are always scanned whole
-    assert _screened(text, utf8, always=True) == _all_candidates(text)
+    assert _screened(text, LineShapes(utf8), always=True) == _all_candidates(text)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -112,7 +120,7 @@ def test_screened_scan_equals_whole_scan_after_mutation(text: str, edits: list[t
         utf8 = mutated.encode("utf-8")
     except UnicodeEncodeError:
         return
-    assert _screened(mutated, utf8, always=True) == _all_candidates(mutated)
+    assert _screened(mutated, LineShapes(utf8), always=True) == _all_candidates(mutated)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -125,11 +133,11 @@ def test_long_text_scrubs_like_its_whole_scan(secrets: str, before: int, after: 
     text = head + secrets + "\n" + tail
     expected = _all_candidates(text)
     out, hits = scrub(text, "m")
-    screened = _screened(text, text.encode("utf-8"))
+    screened = _screened(text, LineShapes(text.encode("utf-8")))
     if len(text) >= scrub_module._SCREEN_MIN_CHARS:
         assert screened is None or screened == expected
     assert sorted(h.line for h in hits) == [h.line for h in hits]
-    assert scrub_encoded(text, "m", text.encode("utf-8")) == (out, hits)
+    assert scrub_screening(text, "m", text.encode("utf-8"))[:2] == (out, hits)
 
 
 def test_screening_is_taken_on_a_long_log_and_finds_its_secret() -> None:
@@ -138,7 +146,7 @@ def test_screening_is_taken_on_a_long_log_and_finds_its_secret() -> None:
     lines[1500] = "HF_TOKEN=abcD3fGh1jKlMn0pQr\n"
     text = "".join(lines)
     assert len(text) >= scrub_module._SCREEN_MIN_CHARS
-    screened = _screened(text, text.encode("utf-8"))
+    screened = _screened(text, LineShapes(text.encode("utf-8")))
     assert screened is not None
     assert screened == _all_candidates(text)
     out, hits = scrub(text, "m")
