@@ -65,28 +65,29 @@ def _decode_bytes(data: bytes, codec: str | None) -> str:
     return data.decode("utf-8", "replace")
 
 
-# Above this many line feeds, a "\r\n" is looked for with one bytes search instead of line by line.
+# Line feeds checked one by one for a "\r" before them; past this many, one search for the pair.
 _LF_WALK = 4096
 
 
 def _has_crlf(data: bytes) -> bool:
-    """Does `data` hold a "\r\n"? A log of redraws has a "\r" every hundred bytes, which makes the
-    pair search slow; its few "\n" are quicker to check one by one."""
-    if data.count(b"\n") > _LF_WALK:
-        return b"\r\n" in data
+    """Does `data` hold a "\\r\\n"? A log of redraws has a "\\r" every hundred bytes, which makes the
+    pair search slow; its few "\\n" are quicker to check one by one."""
     at = data.find(b"\n", 1)
-    while at > 0:
+    for _ in range(_LF_WALK):
+        if at < 0:
+            return False
         if data[at - 1] == 0x0D:
             return True
         at = data.find(b"\n", at + 1)
-    return False
+    return at >= 0 and data.find(b"\r\n", at - 1) >= 0
 
 
-def _clean(text: str) -> tuple[str | None, bytes]:
-    """`text` without a BOM or NULs and with `\n` line breaks, as UTF-8, and as a str when that is
-    cheap to get without decoding (None: decode the bytes that survive the cap).
+def _clean(text: str) -> tuple[str | None, bool, bytes]:
+    """`text` without a BOM or NULs and with `\\n` line breaks, as UTF-8; and as a str when that is
+    cheap to get without decoding (None: decode the bytes that survive the cap), with whether its
+    lone `\\r` are still to be made `\\n` (done once the str is cut to the cap: less to copy).
 
-    The checks run on the encoded bytes, where they are fastest; a text that only has lone `\r`
+    The checks run on the encoded bytes, where they are fastest; a text that only has lone `\\r`
     (terminal redraws) is fixed in both forms, so a multi-megabyte log needs no decoding at all.
     """
     same: str | None = text
@@ -103,15 +104,16 @@ def _clean(text: str) -> tuple[str | None, bytes]:
     if b"\x00" in data:
         data = data.replace(b"\x00", b"")
         same = None
+    lone_cr = False
     if b"\r" in data:
         if same is not None and not _has_crlf(data):
-            same = same.replace("\r", "\n")
+            lone_cr = True  # same length either way: the str is fixed after the cut
         else:
             # Two plain replacements do what one `\r\n?` substitution does, several times faster.
             data = data.replace(b"\r\n", b"\n")
             same = None
         data = data.replace(b"\r", b"\n")
-    return same, data
+    return same, lone_cr, data
 
 
 def _keep_end(data: bytes, cap: int) -> int | None:
@@ -158,17 +160,17 @@ def decode(data: str | bytes, cap: int) -> Decoded:
     sample = text[:_NEWLINE_SAMPLE]
     crlf = sample.count("\r\n")
     newline = "\r\n" if crlf > sample.count("\n") - crlf else "\n"
-    same, data = _clean(text)
+    same, lone_cr, data = _clean(text)
     keep = _keep_end(data, cap)
     if same is None:
         data = data[keep or 0 :]
         text = data.decode("utf-8")
-    elif keep is not None:
-        # The kept part of the str begins after as many characters as the cut bytes encode.
-        text = same[len(data[:keep].decode("utf-8")) :]
-        data = data[keep:]
     else:
-        text = same  # already clean and within the cap: the str as it is
+        if keep is not None:
+            # The kept part of the str begins after as many characters as the cut bytes encode.
+            same = same[len(data[:keep].decode("utf-8")) :]
+            data = data[keep:]
+        text = same.replace("\r", "\n") if lone_cr else same  # else: clean already, the str as it is
     return Decoded(text, truncated or keep is not None, newline, data)
 
 

@@ -53,3 +53,9 @@ def test_many_line_feeds_with_lone_carriage_returns() -> None:
     assert decode(text, 1 << 20).text == text.replace("\r", "\n")
     with_pair = text + "\r\nlast"
     assert decode(with_pair, 1 << 20).text == with_pair.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_the_pair_search_takes_over_exactly_where_the_walk_stops() -> None:
+    for feeds in range(4094, 4099):
+        text = "a\n" * feeds + "\r\n" + "x\ry"
+        assert decode(text, 1 << 20).text == text.replace("\r\n", "\n").replace("\r", "\n")
