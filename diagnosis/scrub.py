@@ -434,20 +434,40 @@ class LineShapes:
 def _screened(text: str, shapes: LineShapes, *, always: bool = False) -> list[_Candidate] | None:
     """The candidates of `_all_candidates(text)`, found through the shapes of its lines.
 
-    None when screening does not pay (too many distinct shapes or flagged lines), unless `always`.
+    None when the text has too many distinct shapes for screening to pay. A detector whose literal
+    flags too many lines scans the whole text, like the rest of it does unscreened (unless `always`).
     """
     if not always and not shapes.few:
         return None
+    low: str | None = None
+    candidates: list[_Candidate] = []
+    for detect in _DETECTORS:
+        name = _NAME_LITERALS.get(detect)
+        literal = _LINE_LITERALS.get(detect)
+        if name is not None or literal is None:
+            if name is None or shapes.matching(name):
+                low = _lower(text) if low is None else low
+                candidates.extend(detect(text, low))
+            continue
+        flagged = _lines_of(shapes.lines, shapes.matching(literal))
+        windows = _windows(flagged)
+        if not always and (
+            len(flagged) > len(shapes.lines) // _MAX_FLAGGED_SHARE or len(windows) > _MAX_WINDOWS
+        ):
+            low = _lower(text) if low is None else low
+            candidates.extend(detect(text, low))
+            continue
+        for offset, part in _parts(text, shapes, windows):
+            for c in detect(part, _lower(part)):
+                candidates.append(
+                    _Candidate(c.start + offset, c.end + offset, c.replacement, c.kind, c.priority)
+                )
+    return candidates
+
+
+def _parts(text: str, shapes: LineShapes, windows: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """(offset, text) of each window of lines."""
     lines, utf8 = shapes.lines, shapes.utf8
-    flagged_shapes: set[bytes] = set()
-    for pattern in _LINE_LITERALS.values():
-        flagged_shapes |= shapes.matching(pattern)
-    flagged = _lines_of(lines, flagged_shapes)
-    if not always and len(flagged) > len(lines) // _MAX_FLAGGED_SHARE:
-        return None
-    windows = _windows(flagged)
-    if not always and len(windows) > _MAX_WINDOWS:
-        return None
     byte_spans: list[tuple[int, int]] = []
     b = 0
     line = 0
@@ -457,26 +477,10 @@ def _screened(text: str, shapes: LineShapes, *, always: bool = False) -> list[_C
         byte_spans.append((b, b + size))
         b, line = b + size + 1, end
     char_starts = _char_offsets(utf8, len(text), [start for start, _ in byte_spans])
-    parts = [
-        (offset, part, _lower(part))
+    return [
+        (offset, utf8[start:end].decode("utf-8"))
         for offset, (start, end) in zip(char_starts, byte_spans, strict=True)
-        for part in (utf8[start:end].decode("utf-8"),)
     ]
-    low: str | None = None
-    candidates: list[_Candidate] = []
-    for detect in _DETECTORS:
-        name = _NAME_LITERALS.get(detect)
-        if name is not None:
-            if shapes.matching(name):
-                low = _lower(text) if low is None else low
-                candidates.extend(detect(text, low))
-            continue
-        for offset, part, part_low in parts:
-            for c in detect(part, part_low):
-                candidates.append(
-                    _Candidate(c.start + offset, c.end + offset, c.replacement, c.kind, c.priority)
-                )
-    return candidates
 
 
 def _candidates(text: str, utf8: bytes | None) -> tuple[list[_Candidate], LineShapes | None]:

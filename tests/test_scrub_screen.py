@@ -177,3 +177,15 @@ def test_prefixed_tokens_found_from_the_underscore_equal_the_plain_scan(text: st
         if any(c.isdigit() for c in body) and any(c.isalpha() for c in body) and len(set(body)) >= 10:
             plain.append((m.start(), m.end(), f"{m.group(1)}_REDACTED"))
     assert found == plain
+
+
+def test_a_flooded_literal_scans_whole_while_the_others_stay_screened() -> None:
+    bar = "my_token_lora: {:3d}%|██        | {}/9000 [00:01<00:09,  1.70s/it]\n"
+    lines = [bar.format(i % 100, i) for i in range(3000)]
+    lines[10] = "token: Tk4Lm9Np2Qr7St1Uv\n"
+    lines[2000] = "see https://alice:s3cretPassw0rd@example.com/x and /home/bob/run.sh\n"
+    text = "".join(lines)
+    screened = _screened(text, LineShapes(text.encode("utf-8")))
+    assert screened is not None
+    assert screened == _all_candidates(text)
+    assert sorted(c.kind for c in screened) == ["assignment", "home_path", "url_credentials"]
