@@ -277,7 +277,8 @@ class OomBot(commands.Bot):
                 notes.append(self.t("attachment_ignored_type", lang, name=f.name))
         return notes
 
-    async def diagnose(self, request: Request) -> Report:
+    async def diagnose(self, request: Request, *, steps: int = 1) -> Report:
+        """The report, with corrected configs written for ladder steps 1 to `steps` (the one shown)."""
         inputs = request.gathered.inputs
         return await self.engine_call(
             input_size(inputs),
@@ -286,6 +287,7 @@ class OomBot(commands.Bot):
             locale=request.explicit_language,
             gpu_vram_gib=request.gpu_vram_gib,
             sources=[i.source for i in inputs],
+            steps=steps,
         )
 
     async def build(
@@ -315,7 +317,7 @@ class OomBot(commands.Bot):
         return Prepared(request, report, lang, step, from_reply(reply, notes), view)
 
     async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
-        return await self.build(request, await self.diagnose(request), step=step, lang=lang)
+        return await self.build(request, await self.diagnose(request, steps=step), step=step, lang=lang)
 
     async def remember(self, prepared: Prepared, reply_id: int, *, answered_at: float | None = None) -> None:
         """Store the scrubbed inputs for the buttons, the rules for the stats, and the answered marker."""

@@ -97,7 +97,7 @@ async def _rerender(
         gpu_vram_gib=case.gpu_vram_gib,
         deletable=in_place and interaction.message is not None and not interaction.message.flags.ephemeral,
     )
-    report = await bot.diagnose(request)
+    report = await bot.diagnose(request, steps=step)
     if step > max(1, len(report.ladder)):
         await _ephemeral(interaction, bot.t("no_more_steps", lang))
         return

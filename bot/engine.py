@@ -54,7 +54,13 @@ class EnginePort(Protocol):
     rule_ids: tuple[str, ...]
 
     def diagnose(
-        self, inputs: Sequence[str], *, locale: str | None, gpu_vram_gib: float | None, sources: Sequence[str]
+        self,
+        inputs: Sequence[str],
+        *,
+        locale: str | None,
+        gpu_vram_gib: float | None,
+        sources: Sequence[str],
+        steps: int = 1,
     ) -> Report: ...
 
     def render(self, report: Report, *, lang: str, step: int) -> DiscordReplyLike: ...
@@ -96,9 +102,18 @@ class DiagnosisEngine:
     rule_ids = RULE_IDS
 
     def diagnose(
-        self, inputs: Sequence[str], *, locale: str | None, gpu_vram_gib: float | None, sources: Sequence[str]
+        self,
+        inputs: Sequence[str],
+        *,
+        locale: str | None,
+        gpu_vram_gib: float | None,
+        sources: Sequence[str],
+        steps: int = 1,
     ) -> Report:
-        return diagnose(list(inputs), locale=locale, gpu_vram_gib=gpu_vram_gib, sources=list(sources))
+        # `steps`: the ladder steps whose corrected config the reply may show (step N builds on N-1).
+        return diagnose(
+            list(inputs), locale=locale, gpu_vram_gib=gpu_vram_gib, sources=list(sources), steps=steps
+        )
 
     def render(self, report: Report, *, lang: str, step: int) -> DiscordReplyLike:
         return render.render_discord(report, lang=lang, step=step)

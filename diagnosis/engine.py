@@ -170,11 +170,12 @@ def diagnose(
     gpu_vram_gib: float | None = None,
     sources: Sequence[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
-    steps: int | None = None,
+    steps: int | None = 1,
 ) -> Report:
     """Texts in (a message, attachments, a thread's recent messages), a Report out; never raises.
 
-    `steps`: how many ladder steps get a written, verified corrected config (None: every step). The
+    `steps`: how many ladder steps get a written, verified corrected config (None: every step). A
+    reply shows step 1 (the default); the bot's "next step" asks for N, the JSON output for all. The
     ladder itself (which steps, in which order) is the same whatever the number.
     """
     try:

@@ -150,6 +150,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         locale=None if args.lang == "auto" else args.lang,
         gpu_vram_gib=args.gpu_vram,
         sources=sources,
+        # The JSON lists every ladder step with its verification; the reply shows step 1.
+        steps=None if args.format == "json" else 1,
     )
 
     if args.format == "json":

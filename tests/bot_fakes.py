@@ -48,11 +48,19 @@ class FakeEngine:
 
     def __init__(self) -> None:
         self.diagnosed: list[list[str]] = []
+        self.steps_asked: list[int] = []  # how many ladder steps each diagnosis was asked to write
 
     def diagnose(
-        self, inputs: Sequence[str], *, locale: str | None, gpu_vram_gib: float | None, sources: Sequence[str]
+        self,
+        inputs: Sequence[str],
+        *,
+        locale: str | None,
+        gpu_vram_gib: float | None,
+        sources: Sequence[str],
+        steps: int = 1,
     ) -> Report:
         self.diagnosed.append(list(inputs))
+        self.steps_asked.append(steps)
         text = "\n".join(inputs)
         config = log = None
         findings: list[Finding] = []
@@ -64,8 +72,8 @@ class FakeEngine:
             piece = Piece(PieceKind.LOG, text, "log", 0, 0)
             log = LogFacts(piece, events=[OomEvent(OomKind.CUDA_ALLOC, LogLine(1, "oom"))])
             findings.append(Finding("batch_too_large", Severity.ERROR, Applicability.MEMORY_ONLY))
-        steps = re.search(r"steps=(\d)", text)
-        ladder = [LadderStep(n, ["gc_off"], []) for n in range(1, int(steps.group(1)) + 1)] if steps else []
+        count = re.search(r"steps=(\d)", text)
+        ladder = [LadderStep(n, ["gc_off"], []) for n in range(1, int(count.group(1)) + 1)] if count else []
         language = locale or ("ja" if re.search(r"[ぁ-ん]", text) else "en")
         return Report(findings, ladder, Facts(), language, False, config=config, log=log)
 

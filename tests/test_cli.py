@@ -28,6 +28,17 @@ def test_json_output_follows_the_design_contract() -> None:
         assert key in data["facts"]
 
 
+def test_json_verifies_every_step_of_the_ladder() -> None:
+    # A case with a three-step ladder: the JSON reports each step as written and verified, not only
+    # the first one that a reply shows.
+    case = next(CORPUS.glob("*/101-*/input.txt"))
+    code, out, _ = run("check", str(case), "--format", "json")
+    assert code == EXIT_FINDINGS
+    steps = json.loads(out)["ladder"]
+    assert len(steps) >= 3
+    assert all(step["verified"] for step in steps if step["edits"])
+
+
 def test_missing_file_is_a_usage_error() -> None:
     code, out, err = run("check", "/nonexistent/config.yaml")
     assert code == EXIT_USAGE

@@ -1,5 +1,7 @@
 """Property tests over the whole pipeline: arbitrary and mutated inputs → a sound, bounded report.
 
+Every ladder step is written (`steps=None`): each corrected config the bot can show must parse again.
+
 Mutations start from the real corpus (and the bundled example) and do what pasting does to text:
 lines lost or doubled, characters swapped for YAML-significant or look-alike ones, a paste cut short,
 two pastes interleaved.
@@ -83,7 +85,7 @@ def _fix_is_idempotent(text: str, report: Report) -> None:
     if again_text is None:
         return
     step1 = set(report.ladder[0].rule_ids)
-    again = diagnose([again_text])
+    again = diagnose([again_text], steps=None)
     repeated = [f.rule_id for f in again.findings if f.rule_id in step1 and f.edits]
     if repeated:
         assert again.corrected_config in (None, report.corrected_config), (
@@ -107,38 +109,40 @@ def _fix_is_idempotent(text: str, report: Report) -> None:
 
 @given(st.text(max_size=3000))
 def test_arbitrary_text_gives_a_sound_report(text: str) -> None:
-    _sound(diagnose([text]))
+    _sound(diagnose([text], steps=None))
 
 
 @given(st.binary(max_size=3000))
 @example(b"\xff\xfe" + "CUDA out of memory. Tried to allocate 2.00 GiB".encode("utf-16-le"))
 def test_arbitrary_bytes_give_a_sound_report(data: bytes) -> None:
-    _sound(diagnose([data]))
+    _sound(diagnose([data], steps=None))
 
 
 @given(mutated())
 def test_mutated_corpus_inputs_give_a_sound_report(text: str) -> None:
-    report = diagnose([text])
+    report = diagnose([text], steps=None)
     _sound(report)
     _fix_is_idempotent(text, report)
 
 
 @given(st.lists(mutated(), min_size=2, max_size=4), st.sampled_from([None, "ja", "en"]))
 def test_several_mutated_inputs_as_one_case(texts: list[str], locale: str | None) -> None:
-    report = diagnose(texts, locale=locale, sources=[f"message {i + 1}" for i in range(len(texts))])
+    report = diagnose(
+        texts, locale=locale, sources=[f"message {i + 1}" for i in range(len(texts))], steps=None
+    )
     _sound(report)
 
 
 # Non-finite values are covered (and their bug recorded) in tests/hostile/test_hostile.py.
 @given(mutated(), st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False)))
 def test_any_stated_vram_gives_a_sound_report(text: str, vram: float | None) -> None:
-    _sound(diagnose([text], gpu_vram_gib=vram))
+    _sound(diagnose([text], gpu_vram_gib=vram, steps=None))
 
 
 def test_every_corpus_input_is_sound_and_its_fix_idempotent() -> None:
     known = set(importlib.import_module("diagnosis.rules").RULE_IDS)
     for text in SEEDS:
-        report = diagnose([text])
+        report = diagnose([text], steps=None)
         _sound(report)
         assert finding_ids(report) <= known, finding_ids(report) - known
         _fix_is_idempotent(text, report)

@@ -160,6 +160,8 @@ async def test_s8_next_step_and_language_switch_by_author(fake: FakeDiscord, bot
     await fake.settle()
     step2 = fake.message(reply["id"])
     assert fake.text_of(step2) != step1
+    # Step 2 shows its own corrected config: the engine was asked to write the ladder up to step 2.
+    assert "```yaml" in fake.text_of(step2) and "gradient_accumulation: 4" in fake.text_of(step2)
     assert "oom:step:2" not in fake.custom_ids(step2)
 
     inter = await fake.click(fake.alice, step2, "oom:lang:ja")

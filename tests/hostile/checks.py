@@ -176,17 +176,20 @@ def discord_replies(report: Report) -> list[Any]:
 
 
 def corrected_config_problem(report: Report) -> str | None:
-    """A corrected config must parse again (H1's parser, as the engine itself would read it)."""
-    corrected = report.corrected_config
+    """Every corrected config (each written ladder step) must parse again, as the engine reads it."""
     parse_config = parse_config_function()
-    if corrected is None or parse_config is None:
+    if parse_config is None:
         return None
     kind = report.config.piece.kind if report.config is not None else PieceKind.CONFIG_YAML
-    doc = parse_config(Piece(kind=kind, text=corrected, source="corrected", input_index=0, line_offset=0))
-    if doc.error is not None:
-        return f"corrected config does not parse: {doc.error}"
-    if not isinstance(doc.data, dict):
-        return f"corrected config parses to {type(doc.data).__name__}"
+    for step in report.ladder:
+        if step.corrected_config is None:
+            continue
+        piece = Piece(kind=kind, text=step.corrected_config, source="corrected", input_index=0, line_offset=0)
+        doc = parse_config(piece)
+        if doc.error is not None:
+            return f"step {step.number}: corrected config does not parse: {doc.error}"
+        if not isinstance(doc.data, dict):
+            return f"step {step.number}: corrected config parses to {type(doc.data).__name__}"
     return None
 
 
