@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any
 
-from diagnosis.datafile import load_data
+from diagnosis.datafile import DATA_DIR, load_data_file
 from diagnosis.models import Phase
 
 # A user's own words are a few lines; past these caps a "prose" is pasted material, and scanning all
@@ -100,8 +99,7 @@ def _compile(rows: list[Any]) -> tuple[re.Pattern[str], ...]:
 
 @cache
 def _patterns() -> _Patterns:
-    text = resources.files("diagnosis.data").joinpath("prose.yaml").read_text(encoding="utf-8")
-    raw = load_data(text)
+    raw = load_data_file(DATA_DIR / "prose.yaml")
     values = sorted((int(v) for v in raw["bucket_values"]), reverse=True)
     number = "(?:" + "|".join(str(v) for v in values) + ")"
     joiner = r"(?:\s{0,3}(?:,|、|/|&|\band\b|\bor\b|と|や)?\s{0,3})"
@@ -188,6 +186,8 @@ def _first(prose: _Prose, patterns: tuple[re.Pattern[str], ...]) -> str | None:
 
 
 def read_prose(text: str) -> ProseHints:
+    if not text.strip():
+        return ProseHints()  # nothing said: no pattern is even compiled
     pats = _patterns()
     prose = _Prose(text)
     lines = prose.lines

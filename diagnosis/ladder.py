@@ -20,12 +20,11 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed
 from diagnosis.config.parse import parse_config
-from diagnosis.datafile import load_data
+from diagnosis.datafile import DATA_DIR, load_data_file
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.models import ConfigDoc, ConfigEdit, ConfigShape, Finding, LadderStep, OomKind, Phase, Severity
@@ -52,8 +51,7 @@ class _Order:
 
 @cache
 def _order() -> _Order:
-    text = resources.files("diagnosis.data").joinpath("ladder.yaml").read_text(encoding="utf-8")
-    raw: dict[str, Any] = load_data(text)
+    raw: dict[str, Any] = load_data_file(DATA_DIR / "ladder.yaml")
     phases: dict[str, Any] = raw.get("phases", {})
     ruled_out: dict[str, Any] = raw.get("ruled_out", {})
     return _Order(

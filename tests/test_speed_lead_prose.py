@@ -121,3 +121,8 @@ def test_most_patterns_have_a_needed_literal() -> None:
     # The prefilter only pays when it can rule patterns out.
     patterns = _all_patterns()
     assert sum(_needs(p) is not None for p in patterns) >= len(patterns) - 2
+
+
+def test_blank_prose_reads_as_nothing_said() -> None:
+    for text in ("", " ", "\n\n", "\t \r\n", "\u3000\n"):
+        assert read_prose(text) == reference(text) == ProseHints()
