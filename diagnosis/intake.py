@@ -32,6 +32,7 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE, key_score
@@ -47,7 +48,11 @@ _TAG = re.compile(r"[\w+.#-]{1,40}")
 _YAML_KEY_LINE = re.compile(
     r"( *)(?:- +)?([A-Za-z_][\w.\-]{0,80}|\"[^\"\n]{1,80}\"|'[^'\n]{1,80}')[ \t]*:(?:[ \t]|$)"
 )
-_KEY_NAME = re.compile(r"^[ \t]*(?:- +)?[\"']?([A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*:(?:[ \t]|$)", re.MULTILINE)
+# Key names at the start of lines, searched for in "\n" + text: after the literal newline the regex engine
+# jumps from line to line (a `^` would have it try every offset).
+_KEY_NAME = re.compile(
+    r"\n[ \t]*(?:- +)?[\"']?([A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*:(?:[ \t]|$)", re.MULTILINE
+)
 _JSON_KEY_NAME = re.compile(r"\"([A-Za-z_][\w.\-]{0,80})\"\s{0,40}:")
 _DOC_MARKER = re.compile(r"(?:---|\.\.\.)[ \t]*(?:#.*)?$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
@@ -284,7 +289,7 @@ def _indent(line: str) -> int:
 
 
 def _yaml_score(lines: Sequence[str]) -> int:
-    return key_score(_KEY_NAME.findall("\n".join(lines)))
+    return key_score(_KEY_NAME.findall("\n" + "\n".join(lines)))
 
 
 def _json_score(lines: Sequence[str]) -> int:
@@ -656,9 +661,10 @@ def _split_regions(text: str, budget: int) -> list[_Region]:
 def language_hint(prose: str) -> str | None:
     """'ja' when the user's words contain kana or kanji, 'en' for Latin words, None otherwise."""
     sample = prose[:_HINT_CHARS]
-    if len(_CJK.findall(sample[:_HINT_CHARS])) >= 2:
+    # Two matches decide: the search stops at the second.
+    if next(islice(_CJK.finditer(sample), 1, None), None) is not None:
         return "ja"
-    if len(_LATIN_WORD.findall(sample)) >= 2:
+    if next(islice(_LATIN_WORD.finditer(sample), 1, None), None) is not None:
         return "en"
     return None
 

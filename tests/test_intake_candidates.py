@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE
 from diagnosis.intake import (
     _CONFIG_LINE_SHAPE,
+    _KEY_NAME,
     _YAML_KEY_LINE,
     _after_log,
     _config_candidates,
@@ -167,3 +168,15 @@ def test_find_configs_equals_the_candidate_by_candidate_scan(blocks: list[str], 
     text = "\n".join(blocks)
     lines = text.split("\n")
     assert _find_configs(text, lines, budget) == _plain_find_configs(text, lines, budget)
+
+
+# Key names as first looked for: at every `^` of the text.
+_PLAIN_KEY_NAME = re.compile(
+    r"^[ \t]*(?:- +)?[\"']?([A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*:(?:[ \t]|$)", re.MULTILINE
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts)
+def test_key_names_after_line_breaks_equal_those_at_line_starts(text: str) -> None:
+    assert _KEY_NAME.findall("\n" + text) == _PLAIN_KEY_NAME.findall(text)
