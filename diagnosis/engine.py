@@ -7,7 +7,6 @@ reported as a note while the others still run, and a last guard turns anything u
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 from diagnosis.config.parse import parse_config
@@ -18,6 +17,7 @@ from diagnosis.intake import read_case
 from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader import read_log
+from diagnosis.logs import get_logger
 from diagnosis.models import (
     Applicability,
     ConfigDoc,
@@ -31,7 +31,7 @@ from diagnosis.models import (
 )
 from diagnosis.rules import run_rules, spec_of
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 _CONFIG_KINDS = frozenset({PieceKind.CONFIG_YAML, PieceKind.CONFIG_JSON})
 

@@ -16,7 +16,6 @@ step carry a corrected config and a diff.
 from __future__ import annotations
 
 import difflib
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -27,9 +26,10 @@ from diagnosis.config.parse import parse_config
 from diagnosis.datafile import DATA_DIR, load_data_file
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
+from diagnosis.logs import get_logger
 from diagnosis.models import ConfigDoc, ConfigEdit, ConfigShape, Finding, LadderStep, OomKind, Phase, Severity
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 # Notices and questions shown beside the diagnosis, not a change to make: the ladder holds only steps
 # the user can act on, so "still out of memory → next step" never lands on "send the log".

@@ -9,16 +9,16 @@ rule from the Facts already there (e.g. `datasets`, `fatal`); only a new source 
 from __future__ import annotations
 
 import importlib
-import logging
 import pkgutil
 import sys
 from types import ModuleType
 
 from diagnosis.facts_model import Facts
+from diagnosis.logs import get_logger
 from diagnosis.models import Finding
 from diagnosis.rules.base import RuleSpec
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 
 def discover(package: ModuleType) -> tuple[RuleSpec, ...]:
