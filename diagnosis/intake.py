@@ -336,12 +336,14 @@ def _yaml_end(lines: list[str], start: int, budget: int) -> int:
     while i < n and used < budget:
         line = lines[i]
         used += len(line) + 1
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        # Most lines of a config are nested deeper: they go on the region before anything else is
+        # looked at (blank and comment lines go on it as well, whatever their indentation).
+        indent = len(line) - len(line.lstrip(" \t"))
+        if indent > base:
             i += 1
             continue
-        indent = _indent(line)
-        if indent > base:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
             i += 1
             continue
         if indent < base:

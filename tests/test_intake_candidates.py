@@ -11,14 +11,17 @@ from hypothesis import strategies as st
 from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE
 from diagnosis.intake import (
     _CONFIG_LINE_SHAPE,
+    _DOC_MARKER,
     _KEY_NAME,
     _YAML_KEY_LINE,
     _after_log,
     _config_candidates,
     _config_line,
     _find_configs,
+    _indent,
     _json_end,
     _json_score,
+    _nested_below,
     _prefix_tree,
     _yaml_end,
     _yaml_score,
@@ -180,3 +183,47 @@ _PLAIN_KEY_NAME = re.compile(
 @given(_texts)
 def test_key_names_after_line_breaks_equal_those_at_line_starts(text: str) -> None:
     assert _KEY_NAME.findall("\n" + text) == _PLAIN_KEY_NAME.findall(text)
+
+
+def _plain_yaml_end(lines: list[str], start: int, budget: int) -> int:
+    """The end of a YAML region as first written: blank and comment lines tested before indentation."""
+    base = _indent(lines[start])
+    i, n, used = start + 1, len(lines), len(lines[start])
+    while i < n and used < budget:
+        line = lines[i]
+        used += len(line) + 1
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            i += 1
+            continue
+        indent = _indent(line)
+        if indent > base:
+            i += 1
+            continue
+        if indent < base:
+            break
+        if _DOC_MARKER.match(stripped) or stripped.startswith("- ") or stripped == "-":
+            i += 1
+            continue
+        key = _YAML_KEY_LINE.match(line)
+        if key is None:
+            break
+        if key.group(2).strip("\"'") not in ALL_KEYS and not _nested_below(lines, i, indent):
+            break
+        i += 1
+    while i > start and not lines[i - 1].strip():
+        i -= 1
+    return i
+
+
+_INDENTS = ["", " ", "  ", "\t", "    ", "\u3000"]
+_LINE_BODIES = [*_BLOCKS, "#x", "x"]
+_INDENTED = st.lists(st.tuples(st.sampled_from(_INDENTS), st.sampled_from(_LINE_BODIES)), max_size=16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_INDENTED, st.sampled_from([10, 60, 1 << 20]))
+def test_yaml_end_equals_the_blank_lines_first_order(parts: list[tuple[str, str]], budget: int) -> None:
+    lines = "\n".join(indent + block for indent, block in parts).split("\n")
+    for start in range(len(lines)):
+        assert _yaml_end(lines, start, budget) == _plain_yaml_end(lines, start, budget)
