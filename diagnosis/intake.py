@@ -66,6 +66,7 @@ _SANDWICH_LINES = 8
 _ECHO_LOOKBACK = 6
 # A log region longer than this is not cut into paragraphs (each cut costs a scan).
 _MAX_PARAGRAPH_LINES = 20_000
+_BLANK_CHUNK = 1024
 _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.){0,100000}"|[{}\[\]]')
 
 
@@ -517,12 +518,20 @@ def _logs_and_prose(lines: list[str], start: int, joined: str | None = None) -> 
 
 
 def _bare_regions(
-    lines: list[str], start: int, fenced: bool, tag: str | None, budget: int, text: str | None = None
+    lines: list[str],
+    start: int,
+    fenced: bool,
+    tag: str | None,
+    budget: int,
+    text: str | None = None,
+    configless: bool = False,
 ) -> list[_Region]:
-    """Config, log and prose regions of bare text (`text`: the lines joined, when at hand)."""
+    """Config, log and prose regions of bare text (`text`: the lines joined, when at hand;
+    `configless`: no line of it can start a config region, as its line shapes showed)."""
     regions: list[_Region] = []
     pos = 0
-    for cfg_start, cfg_end, kind in _find_configs("\n".join(lines) if text is None else text, lines, budget):
+    configs = [] if configless else _find_configs("\n".join(lines) if text is None else text, lines, budget)
+    for cfg_start, cfg_end, kind in configs:
         regions.extend(_logs_and_prose(lines[pos:cfg_start], start + pos))
         regions.append(_Region(kind, start + cfg_start, lines[cfg_start:cfg_end], fenced, tag))
         pos = cfg_end
@@ -568,11 +577,24 @@ def _one_config(content: str, lines: list[str], budget: int) -> bool:
     return not (is_log_text("\n".join(outside)) or any(_sentence_like(ln) for ln in outside))
 
 
+def _content_end(lines: list[str]) -> int:
+    """The number of lines up to the last one that is not blank."""
+    end = len(lines)
+    # Runs of blank lines are passed over a chunk at a time (joined, they are whitespace or nothing).
+    while end > _BLANK_CHUNK:
+        joined = "".join(lines[end - _BLANK_CHUNK : end])
+        if joined and not joined.isspace():
+            break
+        end -= _BLANK_CHUNK
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
 def _whole_config(lines: list[str], budget: int) -> str | None:
     """The kind ("yaml" / "json") when this unfenced text, from its first line to its last (blank lines
     at the end left out), is one AI Toolkit config; None otherwise."""
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
+    lines = lines[: _content_end(lines)]
     # The size test first: on a multi-megabyte log, scoring key names would be a needless scan.
     if not lines or sum(map(len, lines)) + len(lines) - 1 > budget:
         return None
@@ -618,25 +640,31 @@ def _long_log(text: str, budget: int, shapes: LineShapes | None = None) -> _Regi
 
 
 def _regions(text: str, budget: int, shapes: LineShapes | None = None) -> list[_Region]:
+    configless = shapes is not None and shapes.few and not shapes.matching(_CONFIG_LINE_SHAPE)
     whole = _long_log(text, budget, shapes)
-    return [whole] if whole is not None else _split_regions(text, budget)
+    return [whole] if whole is not None else _split_regions(text, budget, configless)
 
 
-def _split_regions(text: str, budget: int) -> list[_Region]:
+def _split_regions(text: str, budget: int, configless: bool = False) -> list[_Region]:
+    """`configless`: no line of `text` can start a config region (from its line shapes)."""
     regions: list[_Region] = []
     blocks = _split_fences(text)
     for block in blocks:
         if not block.fenced:
-            whole = _whole_config(block.lines, budget) if len(blocks) == 1 else None
+            # Only the unsplit text itself is known to be configless: a block cut at a fence may
+            # start in the middle of a line.
+            no_config = configless and block.text is text
+            whole = _whole_config(block.lines, budget) if len(blocks) == 1 and not no_config else None
             if whole is not None:
                 # A config file (or a config pasted alone) is kept whole, header comments and `---`
                 # included, so the corrected file and its line numbers match what the user has.
-                lines = list(block.lines)
-                while lines and not lines[-1].strip():
-                    lines.pop()  # the piece gets its one final line break back when it is built
+                # The piece gets its one final line break back when it is built.
+                lines = block.lines[: _content_end(block.lines)]
                 regions.append(_Region(whole, block.start, lines, False, None))
                 continue
-            regions.extend(_bare_regions(block.lines, block.start, False, None, budget, block.text))
+            regions.extend(
+                _bare_regions(block.lines, block.start, False, None, budget, block.text, no_config)
+            )
             continue
         if not any(line.strip() for line in block.lines):
             continue
