@@ -535,7 +535,8 @@ def _bare_regions(
         regions.extend(_logs_and_prose(lines[pos:cfg_start], start + pos))
         regions.append(_Region(kind, start + cfg_start, lines[cfg_start:cfg_end], fenced, tag))
         pos = cfg_end
-    regions.extend(_logs_and_prose(lines[pos:], start + pos, text if pos == 0 else None))
+    rest = lines if pos == 0 else lines[pos:]  # no copy of a long text's list of lines
+    regions.extend(_logs_and_prose(rest, start + pos, text if pos == 0 else None))
     for region in regions:
         if region.kind == "log":
             region.fenced, region.lang_tag = fenced, tag
