@@ -330,7 +330,9 @@ def _lower(text: str) -> str:
 
 _SCREEN_MIN_CHARS = 1 << 16  # shorter texts are scanned whole: screening would cost more than it saves
 _MERGE_GAP_LINES = 16  # flagged lines this close together are scanned as one window
-_MAX_WINDOWS = 256  # more windows than this, or this share of the text flagged: scan it whole instead
+# A detector whose literal flags more windows than this, or more than 1/_MAX_FLAGGED_SHARE of the
+# lines, scans the whole text; distinct shapes longer than that share of the text are not worth screening.
+_MAX_WINDOWS = 256
 _MAX_FLAGGED_SHARE = 8
 _SHAPE = bytes(
     b + 32 if 65 <= b <= 90 else 48 if 48 <= b <= 57 else 0x80 if b >= 0x80 else b for b in range(256)
