@@ -122,21 +122,41 @@ _MARKS_OF_PHASE: dict[Phase, frozenset[Mark]] = {
 _MARKER_LINES_BACK = 400
 
 
+def _lines_from(text: str, first: int) -> list[str]:
+    """Lines `first` (0-based) to the end, split at line feeds as the log reader numbers them.
+
+    The error is near the end of a long log, so only that tail is split, not the whole text.
+    """
+    if first <= 0:
+        return text.split("\n")
+    tail = text.count("\n") + 1 - first
+    return text.rsplit("\n", tail)[1:] if tail > 0 else []
+
+
 def _phase_line(log: LogFacts, where: LogLine, phase: Phase, error: LogLine | None) -> LogLine:
     """The trainer's own announcement of the phase ("Generating baseline samples before training") in
     place of a line of traceback code, when the log has one before the error."""
-    lines = log.piece.text.splitlines()
     at = where.line - 1
-    framed = 0 <= at < len(lines) and _FRAME_RE.match(lines[at]) is not None
-    if not framed:
+    last = (error.line if error is not None else where.line) - 1  # the line the search starts from
+    first = max(0, min(at, last - _MARKER_LINES_BACK + 1))
+    lines = _lines_from(log.piece.text, first)
+
+    def line(index: int) -> str | None:
+        return lines[index - first] if first <= index < first + len(lines) else None
+
+    framed_line = line(at)
+    if framed_line is None or _FRAME_RE.match(framed_line) is None:
         return where
     marks = _MARKS_OF_PHASE.get(phase, frozenset({Mark(phase.value)} if phase.value in set(Mark) else ()))
-    end = min(len(lines), (error.line if error is not None else where.line))
+    end = min(first + len(lines), last + 1)
     for index in range(end - 1, max(-1, end - 1 - _MARKER_LINES_BACK), -1):
-        mark = marker_of(lines[index][:400])
+        text = line(index)
+        if text is None:
+            break
+        mark = marker_of(text[:400])
         if mark is not None:
             # The last announcement before the error only; an earlier one belongs to another phase.
-            return LogLine(index + 1, lines[index].strip()) if mark in marks else where
+            return LogLine(index + 1, text.strip()) if mark in marks else where
     return where
 
 
