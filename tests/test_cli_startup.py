@@ -96,3 +96,10 @@ def test_only_the_program_skips_the_exit_collections() -> None:
     assert frozen_after("program", "check", str(CONFIG)) > 1000
     assert frozen_after("program", "explain", "gc_off") > 1000
     assert frozen_after("call", "check", str(CONFIG)) == 0
+
+
+def test_a_config_alone_does_not_load_the_log_reader() -> None:
+    loaded = modules_after("check", str(CONFIG))
+    assert "diagnosis.engine" in loaded
+    assert not {"diagnosis.logreader.reader", "diagnosis.logreader.oom"} & loaded
+    assert "diagnosis.logreader.reader" in modules_after("check", str(LOG))

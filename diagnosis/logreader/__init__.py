@@ -8,13 +8,16 @@ from the config and the user's words.
 from __future__ import annotations
 
 from diagnosis.limits import DEFAULT_LIMITS, Limits
-from diagnosis.logreader.reader import read
 from diagnosis.models import LogFacts, Piece
 
 READER_ERROR = "log_reader_error"
 
 
 def read_log(piece: Piece, limits: Limits = DEFAULT_LIMITS) -> LogFacts:
+    # The reader and its OOM formats are imported with the first log: a config alone never needs them,
+    # and the package's small helpers (detect, gpus, phase) are imported without them.
+    from diagnosis.logreader.reader import read
+
     try:
         return read(piece, limits)
     except Exception:  # a bug here must not take the whole diagnosis down
