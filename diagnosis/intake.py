@@ -37,6 +37,7 @@ from typing import Any
 
 from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE, key_score
 from diagnosis.decode import decode
+from diagnosis.lazyre import LazyPattern
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader.detect import is_log_text
 from diagnosis.models import Intake, Piece, PieceKind, SecretHit
@@ -55,7 +56,8 @@ _KEY_NAME = re.compile(
 )
 _JSON_KEY_NAME = re.compile(r"\"([A-Za-z_][\w.\-]{0,80})\"\s{0,40}:")
 _DOC_MARKER = re.compile(r"(?:---|\.\.\.)[ \t]*(?:#.*)?$")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+# Kana and kanji. A wide class is slow to compile, and ASCII text (checked first) cannot hold it.
+_CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _QUOTED = re.compile(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
 _WORD_TOKEN = re.compile(r"[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}")
@@ -106,7 +108,7 @@ _CONFIG_FIRST_LINE = re.compile(_config_line(_prefix_tree(ALL_KEYS)))
 _CONFIG_START = re.compile("\n" + _config_line(_prefix_tree(ALL_KEYS)))
 # The same test on line shapes (see scrub.LineShapes: letters lower-cased, digits as "0"): it matches
 # the shape of every line that can start a config, and possibly a few more.
-_CONFIG_LINE_SHAPE = re.compile(
+_CONFIG_LINE_SHAPE = LazyPattern(
     ("(?m)^" + _config_line(_prefix_tree({re.sub("[0-9]", "0", key) for key in ALL_KEYS}))).encode("ascii")
 )
 
@@ -429,7 +431,7 @@ def _sentence_like(line: str) -> bool:
     stripped = line.strip()
     if not stripped:
         return False
-    if _CJK.search(stripped):
+    if not stripped.isascii() and _CJK.search(stripped):
         return True
     tokens = stripped.split()
     words = sum(1 for token in tokens if _WORD_TOKEN.fullmatch(token))
@@ -628,7 +630,7 @@ def _long_log(text: str, budget: int, shapes: LineShapes | None = None) -> _Regi
     if shapes is not None and shapes.few:
         if len(shapes.lines) <= _MAX_PARAGRAPH_LINES:
             return None
-        may_start_config = bool(shapes.matching(_CONFIG_LINE_SHAPE))
+        may_start_config = bool(shapes.matching(_CONFIG_LINE_SHAPE.get()))
     elif text.count("\n") < _MAX_PARAGRAPH_LINES:
         return None
     else:
@@ -641,7 +643,7 @@ def _long_log(text: str, budget: int, shapes: LineShapes | None = None) -> _Regi
 
 
 def _regions(text: str, budget: int, shapes: LineShapes | None = None) -> list[_Region]:
-    configless = shapes is not None and shapes.few and not shapes.matching(_CONFIG_LINE_SHAPE)
+    configless = shapes is not None and shapes.few and not shapes.matching(_CONFIG_LINE_SHAPE.get())
     whole = _long_log(text, budget, shapes)
     return [whole] if whole is not None else _split_regions(text, budget, configless)
 
@@ -693,7 +695,7 @@ def language_hint(prose: str) -> str | None:
     """'ja' when the user's words contain kana or kanji, 'en' for Latin words, None otherwise."""
     sample = prose[:_HINT_CHARS]
     # Two matches decide: the search stops at the second.
-    if next(islice(_CJK.finditer(sample), 1, None), None) is not None:
+    if not sample.isascii() and next(islice(_CJK.finditer(sample), 1, None), None) is not None:
         return "ja"
     if next(islice(_LATIN_WORD.finditer(sample), 1, None), None) is not None:
         return "en"

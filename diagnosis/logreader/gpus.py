@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from diagnosis.lazyre import LazyPattern
+
 
 @dataclass(frozen=True)
 class GpuModel:
@@ -102,12 +104,13 @@ GPU_TABLE: tuple[GpuModel, ...] = (
 _PREFIX = r"(?:(?:nvidia|geforce|rtx|gtx|quadro|tesla|radeon|amd|rx)[\s_-]*){0,3}"
 _ALTERNATION = "|".join(f"(?P<g{i}>{row.pattern})" for i, row in enumerate(GPU_TABLE))
 # Not inside a number or a word, and not a step counter, resolution, percentage or decimal.
-_NAME_RE = re.compile(
+# Compiled when a known model number first turns up (the case-insensitive table takes milliseconds).
+_NAME_RE = LazyPattern(
     rf"(?<![\w.:/]){_PREFIX}(?:{_ALTERNATION})(?![\w%]|\.\d|/\d|x\d)",
     re.IGNORECASE,
 )
 # A size written right after the name: "3060 12GB", "A100-SXM4-80GB", "4060Ti (16 GB)", "5080 16gb/32gb".
-_SIZE_RE = re.compile(
+_SIZE_RE = LazyPattern(
     r"[\s_()/,-]{0,3}(?:(?:sxm\d?|pcie|nvl|hbm\d?e?)[\s_-]{0,2})?(\d{1,3})\s?(?:gb|gib|g)(?![a-z])",
     re.IGNORECASE,
 )

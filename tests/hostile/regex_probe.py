@@ -20,6 +20,8 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 
+from diagnosis.lazyre import LazyPattern
+
 PACKAGES = ("diagnosis", "bot")
 RUN = 250_000
 # Runs of what repeated classes match (\d, \w, \s, [^…]) and of the filler users paste.
@@ -33,7 +35,7 @@ def _method(source: str, attr: str) -> str:
 
 
 def patterns() -> Iterator[tuple[str, re.Pattern[str], str]]:
-    """(label, pattern, "search" | "match") for every compiled str pattern at module level."""
+    """(label, pattern, "search" | "match") for every str pattern at module level, compiled or lazy."""
     for package_name in PACKAGES:
         package = importlib.import_module(package_name)
         walked = pkgutil.walk_packages(package.__path__, prefix=package_name + ".")
@@ -46,6 +48,8 @@ def patterns() -> Iterator[tuple[str, re.Pattern[str], str]]:
             for attr, value in vars(module).items():
                 values = value if isinstance(value, tuple | list) else (value,)
                 for i, item in enumerate(values):
+                    if isinstance(item, LazyPattern):
+                        item = item.get()  # compiled on first use in the product; probed all the same
                     if isinstance(item, re.Pattern) and isinstance(item.pattern, str):
                         label = f"{name}.{attr}" + (f"[{i}]" if len(values) > 1 else "")
                         yield label, item, _method(source, attr)

@@ -355,3 +355,10 @@ def test_no_module_regex_backtracks_on_long_runs() -> None:
         last = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         pytest.fail(f"a regex never finished: {last.strip().splitlines()[-1:]}")
     assert out.strip().splitlines()[-1].startswith("done ")
+
+
+def test_the_probe_covers_patterns_compiled_on_first_use() -> None:
+    from tests.hostile.regex_probe import patterns
+
+    labels = {label for label, _, _ in patterns()}
+    assert {"diagnosis.logreader.gpus._NAME_RE", "diagnosis.intake._CJK"} <= labels
