@@ -769,6 +769,9 @@ def big_cases() -> list[Case]:
         Case("long_line_6mb", (("long_line.log", _long_line(6 * MiB)),)),
         Case("random_10mb", (("random.bin", random.Random(10).randbytes(10 * MiB)),)),
         Case("random_10mb_yaml", (("random.yaml", random.Random(11).randbytes(10 * MiB)),)),
+        # A paste of nothing but line breaks once took minutes (a list copied per trailing blank line).
+        Case("blank_lines_10mb", (("blank.log", b"\n" * (10 * MiB)),)),
+        Case("blank_lines_crlf_8mb", (("blank.txt", b"\r\n" * (4 * MiB)),)),
         Case("regex_stress", _regex_stress()),
         Case("regex_digit_run", (("digits.log", _digit_run()),)),
         Case("ooms_5000", (("ooms_5000.log", _many_ooms(5000)),)),

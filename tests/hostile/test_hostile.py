@@ -48,10 +48,14 @@ BIG_NAMES = [
     "giant_list_60000",
     "oversized_config_2mb",
     "fences_5000",
+    "blank_lines_10mb",
+    "blank_lines_crlf_8mb",
 ]
 # Cases built to make a backtracking regex or a slow parser hang: only ever run in a child process with a
 # timeout, so a hang fails its test instead of blocking the whole suite.
 HANG_PRONE = ["regex_stress", "nesting_flow_10000", "nesting_flow_map_10000", "nesting_in_config"]
+# A paste of line breaks once took minutes (intake copied its list of lines per trailing blank line).
+HANG_PRONE += ["blank_lines_10mb", "blank_lines_crlf_8mb"]
 # A million-digit size: an unanchored `\d+ Killed` once spent hours on it (regression, H2's detect.py).
 HANG_PRONE.append("regex_digit_run")
 ALL_NAMES = [n for n in SMALL + BIG_NAMES if n not in HANG_PRONE]
