@@ -40,6 +40,11 @@ log = logging.getLogger("oomcheck.bot")
 T = TypeVar("T")
 
 
+def _mib(size: int) -> str:
+    """Bytes as MiB for a sentence: "8", "12.5"."""
+    return f"{size / (1024 * 1024):.1f}".removesuffix(".0")
+
+
 class OomTree(app_commands.CommandTree[Any]):
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         client = interaction.client
@@ -258,11 +263,16 @@ class OomBot(commands.Bot):
         return self.engine.choose_language(explicit, str(interaction.locale.value), guild_default, None)
 
     def ignored_notes(self, ignored: Sequence[IgnoredFile], lang: str) -> list[str]:
-        limit_mib = f"{self.settings.input_cap_bytes / (1024 * 1024):g}"
+        limit_mib = _mib(self.settings.input_cap_bytes)
+        read_mib = _mib(max(self.settings.attachment_read_bytes, self.settings.input_cap_bytes))
         notes = []
         for f in ignored:
             if f.reason == "size":
-                notes.append(self.t("attachment_ignored_size", lang, name=f.name, limit_mib=limit_mib))
+                notes.append(self.t("attachment_ignored_size", lang, name=f.name, limit_mib=read_mib))
+            elif f.reason == "tail":
+                notes.append(
+                    self.t("attachment_tail", lang, name=f.name, size_mib=_mib(f.size), limit_mib=limit_mib)
+                )
             elif f.reason == "many":
                 notes.append(
                     self.t(

@@ -189,11 +189,22 @@ def register(bot: OomBot) -> None:
             if target.author.id != interaction.user.id and not moderator:
                 await _say(interaction, bot.t("not_your_message", ui))
                 return
-            parts.append(await gather_message(target, cap=bot.settings.input_cap_bytes, bot_user_id=None))
+            parts.append(
+                await gather_message(
+                    target,
+                    cap=bot.settings.input_cap_bytes,
+                    bot_user_id=None,
+                    read_limit=bot.settings.attachment_read_bytes,
+                )
+            )
         if text:
             parts.append(Gathered((SourcedText("text", text),)))
         if file is not None:
-            parts.append(await read_attachment(file, cap=bot.settings.input_cap_bytes))
+            parts.append(
+                await read_attachment(
+                    file, cap=bot.settings.input_cap_bytes, read_limit=bot.settings.attachment_read_bytes
+                )
+            )
         await _run_check(
             bot,
             interaction,
@@ -218,7 +229,12 @@ def register(bot: OomBot) -> None:
             return
         # A moderator answers on the member's behalf, in the open; members see their own result only.
         await interaction.response.defer(ephemeral=not moderator, thinking=True)
-        gathered = await gather_message(message, cap=bot.settings.input_cap_bytes, bot_user_id=None)
+        gathered = await gather_message(
+            message,
+            cap=bot.settings.input_cap_bytes,
+            bot_user_id=None,
+            read_limit=bot.settings.attachment_read_bytes,
+        )
         await _run_check(
             bot,
             interaction,

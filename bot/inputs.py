@@ -31,8 +31,13 @@ class SourcedText:
 
 @dataclass(frozen=True)
 class IgnoredFile:
+    """A file the reply must mention: skipped, or (reason "tail") read only in part."""
+
     name: str
-    reason: str  # "type" (not a text file), "size" (over the input cap), "many" (over the per-message bound)
+    # "type" (not a text file), "size" (over the read limit), "many" (over the per-message bound),
+    # "tail" (over the input cap: only its end was read)
+    reason: str
+    size: int = 0  # bytes
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,20 @@ def decode_text(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
+def tail_text(data: bytes, cap: int) -> str:
+    """About the last `cap` bytes of a text file as text, from the start of a line.
+
+    A training log ends with its error, so the end is the part worth reading. The cut may fall inside
+    a character or a line; the partial line is dropped.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        tail = decode_text(data)[-(cap // 2) :]  # two bytes a character
+    else:
+        tail = data[-cap:].decode("utf-8", errors="replace")
+    newline = tail.find("\n")
+    return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
+
+
 async def gather_message(
     message: discord.Message,
     *,
@@ -110,9 +129,10 @@ async def gather_message(
     bot_user_id: int | None,
     bot_role_id: int | None = None,
     files: bool = True,
+    read_limit: int | None = None,
 ) -> Gathered:
     """The message's own text (mentions of the bot and of its role removed) and, with `files`, its
-    readable attachments."""
+    readable attachments (see `read_attachment` for `read_limit`)."""
     inputs: list[SourcedText] = []
     content = message.content or ""
     if bot_user_id is not None:
@@ -122,30 +142,41 @@ async def gather_message(
     parts = [Gathered(tuple(inputs))]
     if not files:
         return parts[0]
+    limit = max(cap, read_limit or cap)
     budget, taken = cap, 0
     for attachment in message.attachments:
         readable = is_text_attachment(attachment.filename, attachment.content_type)
-        over = taken >= MAX_TEXT_ATTACHMENTS or attachment.size > budget
-        if readable and attachment.size <= cap and over:
+        kept = min(attachment.size, cap)  # what the engine gets of it
+        over = taken >= MAX_TEXT_ATTACHMENTS or kept > budget
+        if readable and attachment.size <= limit and over:
             # Ten files of almost the cap each would be ten times the input cap for one message.
-            parts.append(Gathered((), (IgnoredFile(attachment.filename, "many"),)))
+            parts.append(Gathered((), (IgnoredFile(attachment.filename, "many", attachment.size),)))
             continue
-        part = await read_attachment(attachment, cap=cap)
+        part = await read_attachment(attachment, cap=cap, read_limit=limit)
         parts.append(part)
         if part.inputs:
             taken += 1
-            budget -= attachment.size
+            budget -= kept
     return merge(*parts)
 
 
-async def read_attachment(attachment: discord.Attachment, *, cap: int) -> Gathered:
-    """A text attachment up to the cap, read through discord.py; anything else is listed as ignored."""
-    if not is_text_attachment(attachment.filename, attachment.content_type):
-        return Gathered((), (IgnoredFile(attachment.filename, "type"),))
-    if attachment.size > cap:
-        return Gathered((), (IgnoredFile(attachment.filename, "size"),))
+async def read_attachment(
+    attachment: discord.Attachment, *, cap: int, read_limit: int | None = None
+) -> Gathered:
+    """A text attachment read through discord.py; anything else is listed as ignored.
+
+    Up to `cap` bytes the whole file is read. A larger one, up to `read_limit` (default: `cap`), is
+    downloaded and only its end is kept, with a note saying so; a still larger one is skipped.
+    """
+    name, size = attachment.filename, attachment.size
+    if not is_text_attachment(name, attachment.content_type):
+        return Gathered((), (IgnoredFile(name, "type", size),))
+    if size > max(cap, read_limit or cap):
+        return Gathered((), (IgnoredFile(name, "size", size),))
     data = await attachment.read()
-    return Gathered((SourcedText(attachment.filename, decode_text(data[:cap])),))
+    if len(data) <= cap:
+        return Gathered((SourcedText(name, decode_text(data)),))
+    return Gathered((SourcedText(name, tail_text(data, cap)),), (IgnoredFile(name, "tail", len(data)),))
 
 
 def merge(*parts: Gathered) -> Gathered:

@@ -95,6 +95,7 @@ async def _gather(bot: OomBot, message: discord.Message, *, mention: bool) -> Ga
         cap=bot.settings.input_cap_bytes,
         bot_user_id=bot.user.id if bot.user else None,
         bot_role_id=_bot_role_id(message),
+        read_limit=bot.settings.attachment_read_bytes,
     )
     if not mention or message.reference is None or message.reference.message_id is None:
         return own
@@ -108,7 +109,12 @@ async def _gather(bot: OomBot, message: discord.Message, *, mention: bool) -> Ga
             return own
     if target.author.bot:
         return own
-    replied = await gather_message(target, cap=bot.settings.input_cap_bytes, bot_user_id=None)
+    replied = await gather_message(
+        target,
+        cap=bot.settings.input_cap_bytes,
+        bot_user_id=None,
+        read_limit=bot.settings.attachment_read_bytes,
+    )
     return merge(replied, own)
 
 
@@ -343,6 +349,7 @@ async def _with_merged_sources(
                 cap=bot.settings.input_cap_bytes,
                 bot_user_id=bot.user.id if bot.user else None,
                 bot_role_id=_bot_role_id(message),
+                read_limit=bot.settings.attachment_read_bytes,
             )
         )
     if message.id not in sources[:_MAX_MERGED_SOURCES]:

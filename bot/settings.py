@@ -36,6 +36,9 @@ class BotSettings(BaseSettings):
     user_cooldown_seconds: float = Field(default=20.0, ge=0)
     channel_replies_per_minute: int = Field(default=6, ge=1)
     input_cap_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    # A text attachment up to this size is downloaded; past the input cap only its end is kept (a log
+    # ends with its error). Larger ones are skipped. Never below the input cap.
+    attachment_read_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
     history_depth: int = Field(default=25, ge=1, le=100)
     edit_window_minutes: float = Field(default=15.0, ge=0)
     retention_days: float = Field(default=14.0, gt=0)

@@ -665,9 +665,9 @@ async def test_history_stops_reading_files_once_the_budget_is_spent(
     opened: list[str] = []
     read_attachment = inputs.read_attachment
 
-    async def counting_read(attachment: Any, *, cap: int) -> Gathered:
+    async def counting_read(attachment: Any, *, cap: int, read_limit: int | None = None) -> Gathered:
         opened.append(attachment.filename)
-        return await read_attachment(attachment, cap=cap)
+        return await read_attachment(attachment, cap=cap, read_limit=read_limit)
 
     monkeypatch.setattr(inputs, "read_attachment", counting_read)
     bot = await make_bot(tmp_path, input_cap_bytes=1024)

@@ -204,3 +204,22 @@ async def test_s7_editing_the_log_of_a_merged_config_and_log_keeps_both(fake: Fa
     assert [r.status for r in fake.calls("edit_message")] == [200, 200]
     assert FIX_LINE in fake.text_of(fake.message(reply["id"])), "the config half must survive the edit"
     assert [r.params["message"] for r in fake.calls("get_message")][-1:] == [config["id"]]
+
+
+async def test_s2_a_log_over_the_cap_is_read_from_its_end(fake: FakeDiscord, bots: Bots) -> None:
+    await bots.start(input_cap_bytes=4096, attachment_read_bytes=64 * 1024)
+    noise = "".join(f"step {n}/3000 loss 0.{n % 97:02d}\n" for n in range(1_500))  # ~40 KB
+    msg = await fake.user_sends(
+        fake.alice, fake.help_channel, "", files=[("train.log", (noise + LOG).encode())]
+    )
+    reply = await one_reply(fake, msg)
+    text = fake.text_of(reply)
+    assert "train.log" in text
+    assert "only its last" in text, "the reply says only the end of the file was read"
+    assert "out of memory" in text.lower(), "the OOM at the end of the file was diagnosed"
+
+    too_big = (noise * 2 + LOG).encode()  # over the 64 KiB read limit
+    skipped = await fake.user_sends(fake.bob, fake.help_channel, fenced(CONFIG), files=[("big.log", too_big)])
+    note = fake.text_of(await one_reply(fake, skipped))
+    assert "Skipped big.log" in note
+    assert not [r for r in fake.calls("cdn") if r.path.endswith("big.log")], "never downloaded"
