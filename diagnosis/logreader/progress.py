@@ -1,50 +1,42 @@
 """tqdm progress bars: `name:  12%|█▏   | 360/3000 [10:42<1:18:27,  1.78s/it, lr: 1.0e-04 loss: 4.123e-01]`.
 
 AI Toolkit's training bar is described by the job's name; every other bar it draws has a fixed
-description (caching, sampling, loading shards) or none at all.
+description (caching, sampling, loading shards) or none at all. A bar announces a phase just as a
+marker line does, so its kind is a `Mark` (None: a bar that says nothing about the phase, such as a
+download).
 """
 
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from typing import NamedTuple
+
+from diagnosis.logreader.phase import Mark
 
 _COUNTS = re.compile(r"\|[^|\n]{0,400}\|\s{0,8}(\d{1,9})/(\d{1,9})(?:\s{0,4}\[)?")
 _FILE_SUFFIXES = (".safetensors", ".bin", ".json", ".txt", ".gguf", ".pt", ".pth", ".ckpt", ".model")
 
 
-class BarKind(StrEnum):
-    TRAINING = "training"
-    SAMPLING = "sampling"
-    LATENT_CACHING = "latent_caching"
-    TEXT_EMBEDDING_CACHING = "text_embedding_caching"
-    MODEL_LOAD = "model_load"
-    QUANTIZE = "quantize"
-    DATALOADER = "dataloader"
-    OTHER = "other"
-
-
-_KNOWN: tuple[tuple[str, BarKind], ...] = (
-    ("Generating Samples", BarKind.SAMPLING),
-    ("Generating Images", BarKind.SAMPLING),
-    ("Caching latents", BarKind.LATENT_CACHING),
-    ("Caching text embeddings", BarKind.TEXT_EMBEDDING_CACHING),
-    ("Caching text_embeddings", BarKind.TEXT_EMBEDDING_CACHING),
-    ("Loading checkpoint shards", BarKind.MODEL_LOAD),
-    ("Loading pipeline components", BarKind.MODEL_LOAD),
-    ("Attaching quantization", BarKind.QUANTIZE),
-    ("Generating Controls", BarKind.DATALOADER),
-    ("Loading", BarKind.MODEL_LOAD),
-    ("Quantizing", BarKind.QUANTIZE),
-    ("Downloading", BarKind.OTHER),
-    ("Fetching", BarKind.OTHER),
+_KNOWN: tuple[tuple[str, Mark | None], ...] = (
+    ("Generating Samples", Mark.SAMPLE),
+    ("Generating Images", Mark.SAMPLE),
+    ("Caching latents", Mark.LATENT_CACHING),
+    ("Caching text embeddings", Mark.TEXT_EMBEDDING_CACHING),
+    ("Caching text_embeddings", Mark.TEXT_EMBEDDING_CACHING),
+    ("Loading checkpoint shards", Mark.MODEL_LOAD),
+    ("Loading pipeline components", Mark.MODEL_LOAD),
+    ("Attaching quantization", Mark.QUANTIZE),
+    ("Generating Controls", Mark.DATALOADER),
+    ("Loading", Mark.MODEL_LOAD),
+    ("Quantizing", Mark.QUANTIZE),
+    ("Downloading", None),
+    ("Fetching", None),
 )
 
 
 class Bar(NamedTuple):
     description: str
-    kind: BarKind
+    kind: Mark | None
 
 
 def bar_description(line: str) -> str | None:
@@ -62,14 +54,14 @@ def classify_bar(description: str, line: str, job_name: str | None) -> Bar:
         if description.startswith(prefix):
             return Bar(description, kind)
     if not description or description.endswith(_FILE_SUFFIXES):
-        return Bar(description, BarKind.OTHER)
+        return Bar(description, None)
     if job_name is not None and description == job_name:
-        return Bar(description, BarKind.TRAINING)
+        return Bar(description, Mark.TRAINING)
     # Without a known job name, a bar carrying the loop's postfix or named like a job (one word,
     # no spaces, as config names are) is the training loop.
     if "lr: " in line or "loss: " in line or (" " not in description and len(description) <= 120):
-        return Bar(description, BarKind.TRAINING)
-    return Bar(description, BarKind.OTHER)
+        return Bar(description, Mark.TRAINING)
+    return Bar(description, None)
 
 
 def bar_counts(line: str) -> tuple[int, int] | None:

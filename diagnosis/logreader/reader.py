@@ -16,7 +16,7 @@ from diagnosis.logreader.echo import echoed_config
 from diagnosis.logreader.env import Environment
 from diagnosis.logreader.lines import ERROR_RUNNING_JOB, is_plain, log_text, segments_of
 from diagnosis.logreader.phase import Frame, Mark, marker_of, parse_frame, phase_of_frames
-from diagnosis.logreader.progress import Bar, BarKind, bar_counts, bar_description, classify_bar
+from diagnosis.logreader.progress import Bar, bar_counts, bar_description, classify_bar
 from diagnosis.models import LogFacts, LogLine, NonOomError, OomEvent, OomKind, Phase, Piece
 
 # Evidence lines are quoted back to the user; a few hundred characters identify any line.
@@ -38,15 +38,6 @@ _RUNNING_JOB = "# Running job: "
 _LAST_LOG_LINE = "Last log line: "
 _ERROR_RUNNING_JOB = "Error running job: "
 
-_BAR_MARKS: dict[BarKind, Mark] = {
-    BarKind.TRAINING: Mark.TRAINING,
-    BarKind.SAMPLING: Mark.SAMPLE,
-    BarKind.LATENT_CACHING: Mark.LATENT_CACHING,
-    BarKind.TEXT_EMBEDDING_CACHING: Mark.TEXT_EMBEDDING_CACHING,
-    BarKind.MODEL_LOAD: Mark.MODEL_LOAD,
-    BarKind.QUANTIZE: Mark.QUANTIZE,
-    BarKind.DATALOADER: Mark.DATALOADER,
-}
 _MARK_PHASES: dict[Mark, Phase] = {
     Mark.MODEL_LOAD: Phase.MODEL_LOAD,
     Mark.QUANTIZE: Phase.QUANTIZE,
@@ -285,13 +276,12 @@ class _Reader:
                 return
             if bar is None or bar.description != description:
                 bar = self.last_bar = classify_bar(description, text, self.job_name)
-        if bar.kind is BarKind.TRAINING:
+        if bar.kind is Mark.TRAINING:
             self.training_seen = True
             if self.job_name is None and bar.description:
                 self.job_name = bar.description
-        mark = _BAR_MARKS.get(bar.kind)
-        if mark is not None:
-            self.add_marker(mark, line, text)
+        if bar.kind is not None:
+            self.add_marker(bar.kind, line, text)
 
     def feed_failure(self, line: int, text: str, stripped: str) -> None:
         parsed = oom.parse_oom(text)
@@ -352,13 +342,12 @@ class _Reader:
             or self.pending_error is not None
         ):
             return None
-        if bar.kind is BarKind.TRAINING and (not self.training_seen or self.job_name is None):
+        if bar.kind is Mark.TRAINING and (not self.training_seen or self.job_name is None):
             return None
-        mark = _BAR_MARKS.get(bar.kind)
-        if mark is None:
+        if bar.kind is None:
             return bar.description + ":", None
         last = self.markers[-1] if self.markers else None
-        if not self.run_open or last is None or last.mark is not mark or self.quiet_since_event:
+        if not self.run_open or last is None or last.mark is not bar.kind or self.quiet_since_event:
             return None
         return bar.description + ":", last
 
