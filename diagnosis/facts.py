@@ -632,11 +632,13 @@ def _gpu_near_the_error(logs: Sequence[LogFacts], facts: Facts) -> tuple[str, fl
         return None
     if not any(event is e for e in main.events) and main.fatal is not event:
         return None
-    lines = main.piece.text.splitlines()
-    error = min(max(event.where.line - 1, 0), len(lines))
+    first = max(0, event.where.line - 1 - _GPU_LINES_BEFORE)
+    lines = _lines_from(main.piece.text, first)
+    end = first + len(lines)
+    error = min(max(event.where.line - 1, 0), end)
     named: list[tuple[int, tuple[str, float]]] = []
-    for index in range(max(0, error - _GPU_LINES_BEFORE), min(len(lines), error + _GPU_LINES_AFTER)):
-        found = vram_of_gpu_name(lines[index][:400])
+    for index in range(first, min(end, error + _GPU_LINES_AFTER)):
+        found = vram_of_gpu_name(lines[index - first][:400])
         if found is not None:
             named.append((index, found))
     if len({name for _, (name, _) in named}) < 2:

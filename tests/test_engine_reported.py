@@ -91,6 +91,20 @@ def test_the_card_is_the_one_named_next_to_the_crash_not_the_first_one_named() -
     assert facts.vram_gib == 48.0 and facts.gpu_name is not None and "A6000" in facts.gpu_name
 
 
+def test_the_card_next_to_the_crash_is_found_by_the_readers_line_numbers() -> None:
+    # Form feeds and line separators inside a line do not start a line for the log reader; a split at
+    # them put the crash lines earlier and took the card named before the A6000.
+    for inside in (" ", "\x0c", "\u2028"):
+        log = (
+            "```\nRunning on NVIDIA GeForce RTX 4090\n"
+            + f"a{inside}b{inside}c\n" * 5
+            + "Moved to NVIDIA RTX A6000\nJob process terminated with signal SIGKILL\n"
+            + "next try on the RTX 4090\n```\n"
+        )
+        facts = diagnose([log]).facts
+        assert (facts.gpu_name, facts.vram_gib) == ("RTX A6000", 48.0), repr(inside)
+
+
 def test_the_oom_message_total_still_decides_the_card() -> None:
     log = (
         "Tested on an RTX 4090 first, now on the A6000.\n"
