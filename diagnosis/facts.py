@@ -667,10 +667,15 @@ def _read_vram(logs: Sequence[LogFacts], facts: Facts, prose_text: str, gpu_vram
         facts.gpu_name = facts.gpu_name or named[0]
         facts.vram_gib, facts.vram_source = named[1], "gpu_name"
         return
-    if usable_vram(gpu_vram_gib) is not None:
-        facts.vram_gib, facts.vram_source = usable_vram(gpu_vram_gib), "user"
-        return
-    facts.vram_gib, facts.vram_source = ASSUMED_VRAM_GIB, "assumed"
+    _stated_or_assumed(facts, gpu_vram_gib)
+
+
+def _stated_or_assumed(facts: Facts, gpu_vram_gib: float | None) -> None:
+    stated = usable_vram(gpu_vram_gib)
+    if stated is not None:
+        facts.vram_gib, facts.vram_source = stated, "user"
+    else:
+        facts.vram_gib, facts.vram_source = ASSUMED_VRAM_GIB, "assumed"
 
 
 # What the user says happened: (hint holding the quote, fact set true, evidence key).
@@ -735,13 +740,14 @@ def build_facts(
         _read_vram(logs, facts, intake.prose, stated)
     else:
         _read_prose(hints, intake.prose, facts, situational=False)
-        if usable_vram(gpu_vram_gib) is not None:
-            facts.vram_gib, facts.vram_source = usable_vram(gpu_vram_gib), "user"
-        else:
-            facts.vram_gib, facts.vram_source = ASSUMED_VRAM_GIB, "assumed"
+        _stated_or_assumed(facts, gpu_vram_gib)
     facts.has_oom = (
-        facts.fatal is not None or facts.gpu_oom or facts.host_oom is not None or facts.says_oom
-    ) or facts.says_host_killed
+        facts.fatal is not None
+        or facts.gpu_oom
+        or facts.host_oom is not None
+        or facts.says_oom
+        or facts.says_host_killed
+    )
     secrets = real_secrets(intake)
     facts.secret_kinds = sorted({hit.kind for hit in secrets})
     facts.secret_count = len(secrets)
