@@ -390,6 +390,24 @@ def _config_candidates(text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
         yield match.start() + 1, match.end()
 
 
+def _region_at(
+    text: str, lines: list[str], line: int, match_end: int, budget: int
+) -> tuple[int, str | None] | None:
+    """(end line, kind or None when it does not score as a config) of the region a candidate line
+    starts; None when the candidate starts nothing (a `---` with no key line after it)."""
+    current = lines[line]
+    if current.lstrip().startswith("{"):
+        end = _json_end(text, lines, line, match_end - 1, budget)
+        is_config = _json_score(lines[line:end]) >= MIN_CONFIG_SCORE and not _after_log(lines, line)
+        return end, "json" if is_config else None
+    if current.startswith("---") and not _YAML_KEY_LINE.match(
+        next((ln for ln in lines[line + 1 : line + 5] if ln.strip()), "")
+    ):
+        return None
+    end = _yaml_end(lines, line, budget)
+    return end, "yaml" if _yaml_score(lines[line:end]) >= MIN_CONFIG_SCORE else None
+
+
 def _find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, int, str]]:
     """(start line, end line, kind) of the config regions in bare text."""
     found: list[tuple[int, int, str]] = []
@@ -400,19 +418,12 @@ def _find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, i
         line_start, match_end = candidate
         line += text.count("\n", last, line_start)
         last = line_start
-        current = lines[line]
-        if current.lstrip().startswith("{"):
-            end = _json_end(text, lines, line, match_end - 1, budget)
-            if _json_score(lines[line:end]) >= MIN_CONFIG_SCORE and not _after_log(lines, line):
-                found.append((line, end, "json"))
-        elif current.startswith("---") and not _YAML_KEY_LINE.match(
-            next((ln for ln in lines[line + 1 : line + 5] if ln.strip()), "")
-        ):
+        region = _region_at(text, lines, line, match_end, budget)
+        if region is None:
             continue
-        else:
-            end = _yaml_end(lines, line, budget)
-            if _yaml_score(lines[line:end]) >= MIN_CONFIG_SCORE:
-                found.append((line, end, "yaml"))
+        end, kind = region
+        if kind is not None:
+            found.append((line, end, kind))
         # The lines up to `end` have been looked at (a shorter region inside a failed one cannot score
         # higher): the search goes on from the first line after them, not from candidate to candidate.
         done = max(end, line + 1)

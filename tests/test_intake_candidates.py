@@ -8,23 +8,20 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE
+from diagnosis.config.keys import ALL_KEYS
 from diagnosis.intake import (
     _CONFIG_LINE_SHAPE,
     _DOC_MARKER,
     _KEY_NAME,
     _YAML_KEY_LINE,
-    _after_log,
     _config_candidates,
     _config_line,
     _find_configs,
     _indent,
-    _json_end,
-    _json_score,
     _nested_below,
     _prefix_tree,
+    _region_at,
     _yaml_end,
-    _yaml_score,
 )
 from diagnosis.scrub import LineShapes
 
@@ -115,7 +112,8 @@ def test_first_line_and_json_brace_positions() -> None:
 
 
 def _plain_find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, int, str]]:
-    """Every candidate in turn, skipping those inside a region already looked at."""
+    """`_find_configs` without its shortcut: every candidate in turn, skipping those inside a region
+    already looked at (instead of restarting the candidate search after the region)."""
     found: list[tuple[int, int, str]] = []
     line = last = done = 0
     for line_start, match_end in _config_candidates(text):
@@ -123,20 +121,12 @@ def _plain_find_configs(text: str, lines: list[str], budget: int) -> list[tuple[
         last = line_start
         if line < done:
             continue
-        current = lines[line]
-        if current.lstrip().startswith("{"):
-            end = _json_end(text, lines, line, match_end - 1, budget)
-            if _json_score(lines[line:end]) >= MIN_CONFIG_SCORE and not _after_log(lines, line):
-                found.append((line, end, "json"))
-            done = max(end, line + 1)
+        region = _region_at(text, lines, line, match_end, budget)
+        if region is None:
             continue
-        if current.startswith("---"):
-            following = next((ln for ln in lines[line + 1 : line + 5] if ln.strip()), "")
-            if not _YAML_KEY_LINE.match(following):
-                continue
-        end = _yaml_end(lines, line, budget)
-        if _yaml_score(lines[line:end]) >= MIN_CONFIG_SCORE:
-            found.append((line, end, "yaml"))
+        end, kind = region
+        if kind is not None:
+            found.append((line, end, kind))
         done = max(end, line + 1)
     return found
 
