@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnosis.facts_model import Facts
-from diagnosis.families import Family, Thresholds, table, thresholds
+from diagnosis.families import Family, table
 from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, KeyPath, Phase, Severity
 
 GIB = 1024**3
@@ -56,10 +56,6 @@ class RuleSpec:
 
 def family(f: Facts) -> Family:
     return f.family_info or table().unknown
-
-
-def limits() -> Thresholds:
-    return thresholds()
 
 
 def vram(f: Facts) -> float:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
+from diagnosis.families import thresholds
 from diagnosis.models import Applicability, Evidence, Finding, OomKind, OtherProcess, Severity
-from diagnosis.rules.base import GIB, RuleSpec, checks_config, ev, family, fmt_gib, gpu_oom, limits, vram
+from diagnosis.rules.base import GIB, RuleSpec, checks_config, ev, family, fmt_gib, gpu_oom, vram
 
 
 def _foreign(f: Facts) -> list[OtherProcess]:
@@ -24,7 +25,7 @@ def _foreign(f: Facts) -> list[OtherProcess]:
 
 
 def check_other_process(f: Facts) -> Finding | None:
-    t = limits()
+    t = thresholds()
     event = f.fatal
     if event is not None and not event.kind.on_host:
         total = event.total_bytes or 0
@@ -87,7 +88,7 @@ def check_fragmentation(f: Facts) -> Finding | None:
     reserved, tried = event.reserved_unallocated_bytes, event.tried_bytes
     if reserved is None or tried is None:
         return None
-    t = limits()
+    t = thresholds()
     if reserved < t.fragmentation_min_gib * GIB or reserved < t.fragmentation_tried_ratio * tried:
         return None
     return FRAGMENTATION.finding(

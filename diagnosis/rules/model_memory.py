@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
+from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
-from diagnosis.rules.base import RuleSpec, checks_config, ev, family, limits, load_oom, path, step_oom, vram
+from diagnosis.rules.base import RuleSpec, checks_config, ev, family, load_oom, path, step_oom, vram
 
 # A text encoder this big (bf16 GiB) kept unquantized on a 24 GB card crowds out the transformer.
 _TE_BIG_GIB = 8.0
@@ -13,7 +14,7 @@ _TE_BIG_VRAM = 24.0
 
 
 def _big(f: Facts) -> bool:
-    return (f.params_b or 0) >= limits().big_model_b
+    return (f.params_b or 0) >= thresholds().big_model_b
 
 
 def check_quantize(f: Facts) -> Finding | None:

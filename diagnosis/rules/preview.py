@@ -9,8 +9,9 @@ after every fix.
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
+from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, Severity
-from diagnosis.rules.base import SAMPLING_PHASES, RuleSpec, checks_config, ev, family, limits, path, vram
+from diagnosis.rules.base import SAMPLING_PHASES, RuleSpec, checks_config, ev, family, path, vram
 
 _MULTIPLE = 64  # sample sizes are rounded to the model's divisibility; 64 suits every family
 
@@ -93,7 +94,7 @@ def _evidence(
 
 
 def check(f: Facts) -> Finding | None:
-    t = limits()
+    t = thresholds()
     ok_side = t.preview_ok_for(vram(f))
     sampling_trouble = f.phase in SAMPLING_PHASES
     has_preview = checks_config(f) and f.sample_width is not None and not f.disable_sampling

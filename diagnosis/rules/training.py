@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
+from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
 from diagnosis.rules.base import (
     RuleSpec,
     checks_config,
     ev,
     family,
-    limits,
     path,
     step_oom,
     vram,
@@ -42,7 +42,7 @@ def check_video_frames(f: Facts) -> Finding | None:
 
 
 def check_dtype(f: Facts) -> Finding | None:
-    if not whole_config(f) or f.dtype != "fp32" or (f.params_b or 0) < limits().dtype_model_b:
+    if not whole_config(f) or f.dtype != "fp32" or (f.params_b or 0) < thresholds().dtype_model_b:
         return None
     return DTYPE.finding(
         evidence=ev(f, "dtype", "section_train"),
@@ -67,7 +67,7 @@ def check_latents(f: Facts) -> Finding | None:
 
 
 def check_train_te(f: Facts) -> Finding | None:
-    if not checks_config(f) or not f.train_text_encoder or (f.params_b or 0) < limits().train_te_model_b:
+    if not checks_config(f) or not f.train_text_encoder or (f.params_b or 0) < thresholds().train_te_model_b:
         return None
     return TRAIN_TE.finding(
         evidence=ev(f, "train_text_encoder"),
@@ -78,9 +78,9 @@ def check_train_te(f: Facts) -> Finding | None:
 def check_optimizer(f: Facts) -> Finding | None:
     if not whole_config(f) or f.optimizer not in _FULL_PRECISION_OPTIMIZERS:
         return None
-    big_lora = (f.network_rank or 0) >= limits().optimizer_lora_rank and (
+    big_lora = (f.network_rank or 0) >= thresholds().optimizer_lora_rank and (
         f.params_b or 0
-    ) >= limits().big_model_b
+    ) >= thresholds().big_model_b
     if not (f.full_finetune or big_lora):
         return None
     return OPTIMIZER.finding(
@@ -91,7 +91,7 @@ def check_optimizer(f: Facts) -> Finding | None:
 
 
 def check_rank(f: Facts) -> Finding | None:
-    t = limits()
+    t = thresholds()
     rank = f.network_rank
     if not checks_config(f) or rank is None or rank < t.high_rank or f.full_finetune:
         return None
