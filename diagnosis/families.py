@@ -95,10 +95,7 @@ def _table(raw: Any, fallback: Table) -> Table:
 def _family(key: str, raw: dict[str, Any], defaults: dict[str, Any]) -> Family:
     merged = {**defaults, **raw}
     te = merged.get("text_encoder")
-    default_tables = {
-        name: tuple((float(r[0]), r[1]) for r in defaults[name])
-        for name in ("safe_batch", "bucket_ok", "frames_ok")
-    }
+    default_tables = {name: _table(defaults[name], ()) for name in ("safe_batch", "bucket_ok", "frames_ok")}
     return Family(
         key=key,
         label=str(merged.get("label", key)),
