@@ -3,13 +3,13 @@
 INDEX = {
     '12017:b3b16c06': 'diagnosis_data_families',
     '1277:96a841eb': 'locales_ja_cli',
-    '17588:2b0176d2': 'locales_ja_rules',
+    '17630:08919179': 'locales_ja_rules',
     '1843:e8183d05': 'locales_en_cli',
     '24312:83daaf5b': 'locales_en_rules',
     '2953:8c5c0ad8': 'diagnosis_data_ladder',
-    '3609:08bf84da': 'locales_ja_bot',
+    '3602:6fc99f49': 'locales_ja_bot',
     '4696:2b96f2a8': 'locales_en_bot',
-    '4753:92722407': 'locales_ja_reply',
+    '4753:cd04dce9': 'locales_ja_reply',
     '5653:78df6fea': 'diagnosis_data_prose',
     '6275:57cf6655': 'locales_en_reply',
 }
