@@ -25,7 +25,15 @@ from bot import buttons, listeners
 from bot import commands as bot_commands
 from bot.engine import INLINE_INPUT_CHARS, DiagnosisEngine, EnginePort, kinds_of_report
 from bot.heartbeat import write_heartbeat
-from bot.inputs import MAX_TEXT_ATTACHMENTS, IgnoredFile, input_size, inputs_hash
+from bot.inputs import (
+    MAX_TEXT_ATTACHMENTS,
+    Gathered,
+    IgnoredFile,
+    bot_role_id,
+    gather_message,
+    input_size,
+    inputs_hash,
+)
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
 from bot.send import NO_MENTIONS, from_reply
@@ -261,6 +269,17 @@ class OomBot(commands.Bot):
     async def ui_language(self, interaction: discord.Interaction, explicit: str | None = None) -> str:
         guild_default = await self.guild_language(interaction.guild_id)
         return self.engine.choose_language(explicit, str(interaction.locale.value), guild_default, None)
+
+    async def read_message(self, message: discord.Message, *, strip_mentions: bool = False) -> Gathered:
+        """A message's text and readable attachments, within the input cap and the read limit;
+        `strip_mentions` drops mentions of the bot and its role (a message asking the bot by name)."""
+        return await gather_message(
+            message,
+            cap=self.settings.input_cap_bytes,
+            bot_user_id=self.user.id if strip_mentions and self.user else None,
+            bot_role_id=bot_role_id(message),
+            read_limit=self.settings.attachment_read_bytes,
+        )
 
     def ignored_notes(self, ignored: Sequence[IgnoredFile], lang: str) -> list[str]:
         limit_mib = _mib(self.settings.input_cap_bytes)

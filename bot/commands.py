@@ -189,14 +189,7 @@ def register(bot: OomBot) -> None:
             if target.author.id != interaction.user.id and not moderator:
                 await _say(interaction, bot.t("not_your_message", ui))
                 return
-            parts.append(
-                await gather_message(
-                    target,
-                    cap=bot.settings.input_cap_bytes,
-                    bot_user_id=None,
-                    read_limit=bot.settings.attachment_read_bytes,
-                )
-            )
+            parts.append(await bot.read_message(target))
         if text:
             parts.append(Gathered((SourcedText("text", text),)))
         if file is not None:
@@ -229,16 +222,10 @@ def register(bot: OomBot) -> None:
             return
         # A moderator answers on the member's behalf, in the open; members see their own result only.
         await interaction.response.defer(ephemeral=not moderator, thinking=True)
-        gathered = await gather_message(
-            message,
-            cap=bot.settings.input_cap_bytes,
-            bot_user_id=None,
-            read_limit=bot.settings.attachment_read_bytes,
-        )
         await _run_check(
             bot,
             interaction,
-            parts=[gathered],
+            parts=[await bot.read_message(message)],
             target=message,
             explicit=None,
             gpu=None,

@@ -68,6 +68,12 @@ def is_text_attachment(filename: str, content_type: str | None) -> bool:
     return bool(content_type) and str(content_type).lower().startswith("text/")
 
 
+def bot_role_id(message: discord.Message) -> int | None:
+    """The bot's own role in the message's server (members can mention it instead of the bot)."""
+    role = message.guild.self_role if message.guild is not None else None
+    return role.id if role is not None else None
+
+
 def strip_mentions(content: str, user_id: int, role_id: int | None = None) -> str:
     """Drop mentions of the bot (and one space after each); the rest keeps its layout (YAML indents)."""
     tokens = [f"<@{user_id}>", f"<@!{user_id}>"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.engine import InputKinds, is_real_case, kinds_of_report
-from bot.inputs import Gathered, SourcedText, gather_message, inputs_hash, merge
+from bot.inputs import Gathered, SourcedText, bot_role_id, inputs_hash, merge
 from bot.permissions import member_is_moderator
 from bot.request import Request
 from bot.send import NO_MENTIONS
@@ -34,9 +34,8 @@ log = logging.getLogger("oomcheck.bot")
 _MAX_MERGED_SOURCES = 4
 
 
-def _bot_role_id(message: discord.Message) -> int | None:
-    role = message.guild.self_role if message.guild is not None else None
-    return role.id if role is not None else None
+def _guild_id(message: discord.Message) -> int | None:
+    return message.guild.id if message.guild is not None else None
 
 
 def _is_mention(bot: OomBot, message: discord.Message) -> bool:
@@ -44,7 +43,18 @@ def _is_mention(bot: OomBot, message: discord.Message) -> bool:
         message.raw_mentions,
         bot.user.id if bot.user else None,
         message.raw_role_mentions,
-        _bot_role_id(message),
+        bot_role_id(message),
+    )
+
+
+def _request(message: discord.Message, gathered: Gathered) -> Request:
+    """The case a member's message brings, answered in its channel."""
+    return Request(
+        gathered=gathered,
+        guild_id=_guild_id(message),
+        channel_id=message.channel.id,
+        author_id=message.author.id,
+        source_id=message.id,
     )
 
 
@@ -90,13 +100,7 @@ async def on_thread_create(bot: OomBot, thread: discord.Thread) -> None:
 
 
 async def _gather(bot: OomBot, message: discord.Message, *, mention: bool) -> Gathered:
-    own = await gather_message(
-        message,
-        cap=bot.settings.input_cap_bytes,
-        bot_user_id=bot.user.id if bot.user else None,
-        bot_role_id=_bot_role_id(message),
-        read_limit=bot.settings.attachment_read_bytes,
-    )
+    own = await bot.read_message(message, strip_mentions=True)
     if not mention or message.reference is None or message.reference.message_id is None:
         return own
     target = message.reference.resolved
@@ -109,13 +113,7 @@ async def _gather(bot: OomBot, message: discord.Message, *, mention: bool) -> Ga
             return own
     if target.author.bot:
         return own
-    replied = await gather_message(
-        target,
-        cap=bot.settings.input_cap_bytes,
-        bot_user_id=None,
-        read_limit=bot.settings.attachment_read_bytes,
-    )
-    return merge(replied, own)
+    return merge(await bot.read_message(target), own)
 
 
 async def answer(bot: OomBot, message: discord.Message) -> None:
@@ -131,10 +129,10 @@ async def answer(bot: OomBot, message: discord.Message) -> None:
         log.exception(
             "answering mention %s failed (guild=%s channel=%s)",
             message.id,
-            message.guild.id if message.guild else None,
+            _guild_id(message),
             message.channel.id,
         )
-        lang = await bot.guild_language(message.guild.id if message.guild else None)
+        lang = await bot.guild_language(_guild_id(message))
         await message.reply(bot.t("apology", lang), allowed_mentions=NO_MENTIONS, mention_author=False)
     finally:
         bot.release(message.id)
@@ -146,7 +144,7 @@ async def _answer(bot: OomBot, message: discord.Message) -> None:
         return
     mention = _is_mention(bot, message)
     if not mention:
-        prefs = await bot.guild_prefs(message.guild.id if message.guild else None)
+        prefs = await bot.guild_prefs(_guild_id(message))
         if not auto_enabled(bot.settings.auto_mode, prefs.auto_mode):
             return
     async with bot.member_turn(message.author.id):
@@ -167,19 +165,13 @@ async def _answer_in_turn(bot: OomBot, message: discord.Message, mention: bool) 
     if not gathered.inputs:
         # Asked by name with nothing to read: say what to send, once, within the same limits.
         if _may_reply(bot, message, moderator):
-            lang = await bot.guild_language(message.guild.id if message.guild else None)
+            lang = await bot.guild_language(_guild_id(message))
             notes = bot.ignored_notes(gathered.ignored, lang)
             text = "\n".join([*notes, bot.t("nothing_to_check", lang)])
             sent = await message.reply(text, allowed_mentions=NO_MENTIONS, mention_author=False)
             await bot.db(bot.store.record_answer, _answer_row(message, sent.id, ""))
         return
-    request = Request(
-        gathered=gathered,
-        guild_id=message.guild.id if message.guild else None,
-        channel_id=message.channel.id,
-        author_id=message.author.id,
-        source_id=message.id,
-    )
+    request = _request(message, gathered)
     prepared = await bot.prepare(request)
     if not mention and not is_real_case(prepared.report):
         return
@@ -254,7 +246,7 @@ def _answer_row(message: discord.Message, reply_id: int, digest: str) -> Answer:
         source_id=message.id,
         reply_id=reply_id,
         channel_id=message.channel.id,
-        guild_id=message.guild.id if message.guild else None,
+        guild_id=_guild_id(message),
         author_id=message.author.id,
         inputs_hash=digest,
         created=time.time(),
@@ -306,12 +298,8 @@ async def _redo(
         return
     case = await bot.db(bot.store.case, reply_id)
     explicit = case.language if case is not None and case.explicit_language else None
-    request = Request(
-        gathered=gathered,
-        guild_id=message.guild.id if message.guild else None,
-        channel_id=message.channel.id,
-        author_id=message.author.id,
-        source_id=message.id,
+    request = replace(
+        _request(message, gathered),
         also_answers=others,
         explicit_language=explicit,
         gpu_vram_gib=case.gpu_vram_gib if case is not None else None,
@@ -343,15 +331,7 @@ async def _with_merged_sources(
         except discord.HTTPException:
             continue
         others.append(source_id)
-        parts.append(
-            await gather_message(
-                other,
-                cap=bot.settings.input_cap_bytes,
-                bot_user_id=bot.user.id if bot.user else None,
-                bot_role_id=_bot_role_id(message),
-                read_limit=bot.settings.attachment_read_bytes,
-            )
-        )
+        parts.append(await bot.read_message(other, strip_mentions=True))
     if message.id not in sources[:_MAX_MERGED_SOURCES]:
         parts.append(own)
     return merge(*parts), tuple(others)
