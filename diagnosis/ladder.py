@@ -83,16 +83,16 @@ def _phase_key(facts: Facts) -> str:
     return Phase.TRAINING_STEP.value if facts.phase == Phase.UNKNOWN else facts.phase.value
 
 
-def _sort_key(finding: Finding, phase: str) -> tuple[int, int, int]:
+def _sort_key(finding: Finding, phase: str) -> tuple[int, int]:
     o = _order()
     if finding.rule_id in o.first:
-        return (0, o.first.index(finding.rule_id), 0)
+        return (0, o.first.index(finding.rule_id))
     if finding.rule_id in o.last.get(phase, frozenset()):
-        return (6, finding.ladder_rank, 0)
+        return (6, finding.ladder_rank)
     order = o.order.get(phase, ())
     if finding.severity == Severity.ERROR and finding.rule_id in order:
-        return (1, order.index(finding.rule_id), 0)
-    return (_SEVERITY_TIER[finding.severity], finding.ladder_rank, 0)
+        return (1, order.index(finding.rule_id))
+    return (_SEVERITY_TIER[finding.severity], finding.ladder_rank)
 
 
 def rank_findings(findings: Sequence[Finding], facts: Facts) -> list[Finding]:
