@@ -316,10 +316,6 @@ class Store:
 
     # ---------------------------------------------------------------- cases
 
-    def save_case(self, case: Case) -> None:
-        with self._lock:
-            _insert_case(self._db, case)
-
     def save_reply(self, case: Case, rule_ids: Sequence[str], answers: Sequence[Answer]) -> None:
         """Everything a sent reply leaves behind (its case, its rules for the stats, the answered
         markers of its messages) in one transaction: one commit instead of one per row."""
@@ -376,12 +372,6 @@ class Store:
             )
 
     # ---------------------------------------------------------------- stats and feedback
-
-    def record_diagnosis(
-        self, reply_id: int, guild_id: int | None, rule_ids: Sequence[str], now: float
-    ) -> None:
-        with self._lock:
-            _insert_rules(self._db, reply_id, guild_id, rule_ids, now)
 
     def record_feedback(self, reply_id: int, user_id: int, helpful: bool, now: float) -> None:
         """One vote per user and reply; a second click changes the vote."""

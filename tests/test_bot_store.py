@@ -14,11 +14,11 @@ def _answer(source_id: int = 1, reply_id: int = 2, created: float = 100.0) -> An
     )
 
 
-def _case(reply_id: int = 2, created: float = 100.0) -> Case:
+def _case(reply_id: int = 2, created: float = 100.0, guild_id: int = 4) -> Case:
     return Case(
         reply_id=reply_id,
         source_id=1,
-        guild_id=4,
+        guild_id=guild_id,
         channel_id=3,
         author_id=5,
         inputs=(("message", "train:\n  batch_size: 4\n"), ("log.txt", "CUDA out of memory")),
@@ -39,8 +39,7 @@ def test_fresh_database_runs_every_migration(tmp_path: Path) -> None:
 def test_reopening_keeps_data_and_does_not_migrate_again(tmp_path: Path) -> None:
     path = tmp_path / "bot.sqlite3"
     store = Store(path)
-    store.record_answer(_answer())
-    store.save_case(_case())
+    store.save_reply(_case(), [], [_answer()])
     store.close()
     again = Store(path)  # a restart
     assert again.answer_for(1) == _answer()
@@ -96,8 +95,7 @@ def test_unknown_rows_are_none(tmp_path: Path) -> None:
 
 def test_view_updates_and_forget(tmp_path: Path) -> None:
     store = Store(tmp_path / "bot.sqlite3")
-    store.save_case(_case())
-    store.record_answer(_answer())
+    store.save_reply(_case(), [], [_answer()])
     store.update_view(2, "en", True, 3)
     case = store.case(2)
     assert case is not None
@@ -109,9 +107,9 @@ def test_view_updates_and_forget(tmp_path: Path) -> None:
 
 def test_stats_count_diagnoses_and_votes_per_rule(tmp_path: Path) -> None:
     store = Store(tmp_path / "bot.sqlite3")
-    store.record_diagnosis(10, 4, ["gc_off", "batch_too_large", "gc_off"], 1.0)
-    store.record_diagnosis(11, 4, ["gc_off"], 1.0)
-    store.record_diagnosis(12, 7, ["gc_off"], 1.0)  # another guild
+    store.save_reply(_case(10), ["gc_off", "batch_too_large", "gc_off"], [])
+    store.save_reply(_case(11), ["gc_off"], [])
+    store.save_reply(_case(12, guild_id=7), ["gc_off"], [])  # another guild
     store.record_feedback(10, 100, True, 1.0)
     store.record_feedback(10, 101, False, 1.0)
     store.record_feedback(10, 101, True, 2.0)  # changed the vote
@@ -135,11 +133,8 @@ def test_guild_settings_round_trip(tmp_path: Path) -> None:
 
 def test_purge_drops_old_inputs_and_markers_only(tmp_path: Path) -> None:
     store = Store(tmp_path / "bot.sqlite3")
-    store.save_case(_case(reply_id=2, created=100.0))
-    store.save_case(_case(reply_id=3, created=500.0))
-    store.record_answer(_answer(source_id=1, created=100.0))
-    store.record_answer(_answer(source_id=7, created=500.0))
-    store.record_diagnosis(2, 4, ["gc_off"], 100.0)
+    store.save_reply(_case(reply_id=2, created=100.0), ["gc_off"], [_answer(source_id=1, created=100.0)])
+    store.save_reply(_case(reply_id=3, created=500.0), [], [_answer(source_id=7, reply_id=3, created=500.0)])
     assert store.purge(before=200.0) == 1
     assert store.case(2) is None and store.case(3) is not None
     assert store.answer_for(1) is None and store.answer_for(7) is not None
@@ -168,7 +163,7 @@ def test_case_kinds_round_trip_and_are_unknown_in_older_rows(tmp_path: Path) -> 
     try:
         unknown = store.case(9)
         assert unknown is not None and unknown.has_config is None and unknown.has_log is None
-        store.save_case(replace(_case(), has_config=True, has_log=False))
+        store.save_reply(replace(_case(), has_config=True, has_log=False), [], [])
         known = store.case(2)
         assert known is not None and (known.has_config, known.has_log) == (True, False)
     finally:
