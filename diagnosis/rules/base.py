@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnosis.facts_model import Facts
+from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import Family, table
 from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, KeyPath, Phase, Severity
 
@@ -74,6 +74,11 @@ def path(f: Facts, fact: str, default: KeyPath) -> KeyPath:
 
 def ev(f: Facts, *names: str) -> list[Evidence | None]:
     return [f.evidence.get(n) for n in names]
+
+
+def ds_ev(f: Facts, datasets: Iterable[DatasetFacts], *keys: str) -> list[Evidence | None]:
+    """The lines of these keys in each of these datasets (facts.py notes them as `datasets[i].key`)."""
+    return [f.evidence.get(f"datasets[{ds.index}].{key}") for ds in datasets for key in keys]
 
 
 def gpu_oom(f: Facts) -> bool:

@@ -6,7 +6,7 @@ from typing import Any
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
-from diagnosis.rules.base import CACHING_PHASES, RuleSpec, ev, family, gpu_oom, step_oom, vram
+from diagnosis.rules.base import CACHING_PHASES, RuleSpec, ds_ev, ev, family, gpu_oom, step_oom, vram
 
 # Dropping the largest bucket after a step OOM only helps when a high-resolution one is there.
 _HIGH_RES = 1024
@@ -51,10 +51,7 @@ def check(f: Facts) -> Finding | None:
         severity = Severity.WARNING
     else:
         severity = Severity.INFO
-    if from_config:
-        evidence = [f.evidence.get(f"datasets[{ds.index}].resolution") for ds in f.datasets]
-    else:
-        evidence = [f.evidence.get("user_buckets")]
+    evidence = ds_ev(f, f.datasets, "resolution") if from_config else ev(f, "user_buckets")
     return SPEC.finding(
         evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
         # Exact buckets to keep are named only where the edit keeps them; advice names no buckets.

@@ -11,6 +11,7 @@ from diagnosis.rules.base import (
     SAMPLING_PHASES,
     RuleSpec,
     checks_config,
+    ds_ev,
     ev,
     family,
     gpu_oom,
@@ -59,9 +60,8 @@ def dangerous(f: Facts) -> bool:
 def check_risky(f: Facts) -> Finding | None:
     if not _gc_is_off(f) or not dangerous(f):
         return None
-    resolution = [f.evidence.get(f"datasets[{ds.index}].resolution") for ds in f.datasets]
     return RISKY.finding(
-        evidence=[*ev(f, "gradient_checkpointing", "batch_size"), *resolution],
+        evidence=[*ev(f, "gradient_checkpointing", "batch_size"), *ds_ev(f, f.datasets, "resolution")],
         params={"family": f.family, "family_label": f.family_label},
         edits=[_edit(f)],
         severity=_severity(f),

@@ -8,6 +8,7 @@ from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
 from diagnosis.rules.base import (
     RuleSpec,
     checks_config,
+    ds_ev,
     ev,
     family,
     path,
@@ -34,7 +35,7 @@ def check_video_frames(f: Facts) -> Finding | None:
     if not over:
         return None
     return VIDEO.finding(
-        evidence=[f.evidence.get(f"datasets[{ds.index}].num_frames") for ds in over],
+        evidence=ds_ev(f, over, "num_frames"),
         params={"frames": f.num_frames, "new_frames": limit},
         edits=[ConfigEdit(("datasets", ds.index, "num_frames"), limit) for ds in over],
         severity=Severity.ERROR if step_oom(f) else Severity.WARNING,
@@ -57,11 +58,7 @@ def check_latents(f: Facts) -> Finding | None:
     missing = [ds for ds in f.datasets if not ds.latents_cached]
     return LATENTS.finding(
         # Only a `cache_latents…: false` line proves it; a key that is missing has no line to quote.
-        evidence=[
-            f.evidence.get(f"datasets[{ds.index}].{key}")
-            for ds in missing
-            for key in ("cache_latents_to_disk", "cache_latents")
-        ],
+        evidence=ds_ev(f, missing, "cache_latents_to_disk", "cache_latents"),
         edits=[ConfigEdit(("datasets", ds.index, "cache_latents_to_disk"), True) for ds in missing],
     )
 
