@@ -78,14 +78,12 @@ def invalid_lines(error: ValidationError, lang: str, say: Say = _say) -> list[st
     return lines
 
 
-def _database_problem(path: Path) -> str | None:
-    folder = path.resolve().parent
-    probe = folder
+def _unwritable_folder(path: Path) -> Path | None:
+    """The nearest existing folder on the way to the database when the bot may not write in it."""
+    probe = path.resolve().parent
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
-    if not os.access(probe, os.W_OK):
-        return f"permission denied ({probe})"
-    return None
+    return None if os.access(probe, os.W_OK) else probe
 
 
 def check_lines(settings: BotSettings, say: Say = _say) -> tuple[list[str], bool]:
@@ -96,14 +94,14 @@ def check_lines(settings: BotSettings, say: Say = _say) -> tuple[list[str], bool
     if settings.token is None:
         lines.append(say("check_config.missing_token", lang))
         ok = False
-    problem = _database_problem(settings.database_path)
-    if problem is not None:
+    blocked = _unwritable_folder(settings.database_path)
+    if blocked is not None:
         lines.append(
             say(
                 "check_config.database_unwritable",
                 lang,
                 path=str(settings.database_path.parent),
-                reason=problem,
+                blocked=str(blocked),
             )
         )
         ok = False

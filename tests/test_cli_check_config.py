@@ -1,0 +1,42 @@
+"""`oomcheck bot --check-config` names a database folder the bot may not write in, in the chosen language."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.settings import BotSettings
+from oomcheck import botcmd
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "The database folder {path} cannot be written: {blocked} is not writable."),
+        ("ja", "データベースのフォルダー {path} に書き込めません。{blocked} に書き込む権限がありません。"),
+    ],
+)
+def test_an_unwritable_database_folder_is_named_in_the_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str, expected: str
+) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "x")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    database = locked / "not" / "yet" / "db.sqlite3"
+    # the suite may run as root, which os.access lets write anywhere
+    monkeypatch.setattr(botcmd.os, "access", lambda p, mode: Path(p) != locked.resolve())
+    settings = BotSettings(database_path=database, default_language=lang)
+    lines, ok = botcmd.check_lines(settings)
+    assert not ok
+    assert expected.format(path=database.parent, blocked=locked.resolve()) in lines
+
+
+def test_a_writable_database_folder_is_not_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "x")
+    assert os.access(tmp_path, os.W_OK)
+    settings = BotSettings(database_path=tmp_path / "new" / "db.sqlite3", default_language="en")
+    lines, ok = botcmd.check_lines(settings)
+    assert ok
+    assert not any("not writable" in line for line in lines)
