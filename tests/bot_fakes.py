@@ -1,17 +1,27 @@
-"""A stand-in for the engine in the bot's unit tests (the adapter is tested, not the diagnosis).
+"""Fakes shared by the bot's unit tests: the engine, Discord messages and attachments, the bot itself.
 
-Markers in the text decide the report: "CUDA out of memory" makes a log with one OOM event,
-"train:" a parsed config; "steps=N" sets the ladder length.
+`FakeEngine` stands in for the engine (the adapter is tested, not the diagnosis). Markers in the text
+decide the report: "CUDA out of memory" makes a log with one OOM event, "train:" a parsed config;
+"steps=N" sets the ladder length.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import discord
+
+from bot.app import OomBot
 from bot.engine import InputKinds, kinds_of_report
+from bot.settings import BotSettings
 from diagnosis.facts_model import Facts
 from diagnosis.models import (
     Applicability,
@@ -108,3 +118,121 @@ class FakeEngine:
 
     def explain(self, rule_id: str, lang: str) -> str | None:
         return f"{rule_id} explained" if rule_id in self.rule_ids else None
+
+
+class SlowEngine(FakeEngine):
+    """Takes 0.3 s over the inputs that `is_slow` picks (longer than the tests' diagnosis timeouts)."""
+
+    def __init__(self, is_slow: Callable[[Sequence[str]], bool]) -> None:
+        super().__init__()
+        self.is_slow = is_slow
+
+    def diagnose(self, inputs: Sequence[str], **kwargs: Any) -> Report:
+        if self.is_slow(inputs):
+            time.sleep(0.3)
+        return super().diagnose(inputs, **kwargs)
+
+
+CONFIG = "job: extension\nconfig:\n  process:\n    - train:\n        batch_size: 4\n"
+LOG = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+SECRET = "hf_abcdefghijklmnopqrstuvwxyz0123"
+BOT_ID = 42
+HELP = 10
+GENERAL = 11
+_ids = itertools.count(1000)
+
+
+@dataclass
+class User:
+    id: int
+    bot: bool = False
+    system: bool = False
+
+
+@dataclass
+class Channel:
+    id: int
+    parent_id: int | None = None
+
+
+@dataclass
+class Sent:
+    id: int
+    content: str | None
+    kwargs: dict[str, Any]
+
+
+@dataclass
+class FakeAttachment:
+    filename: str
+    data: bytes
+    content_type: str | None = None
+    reads: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    async def read(self) -> bytes:
+        self.reads += 1
+        return self.data
+
+
+@dataclass
+class FakeMessage:
+    """What `gather_message` reads of a message."""
+
+    content: str
+    attachments: list[FakeAttachment] = field(default_factory=list)
+
+
+@dataclass
+class Message:
+    """A member's message as the listeners see it; `reply` records what the bot sent."""
+
+    content: str
+    author: User
+    channel: Channel
+    id: int = field(default_factory=lambda: next(_ids))
+    guild: Any = field(default_factory=lambda: SimpleNamespace(id=1, self_role=None))
+    attachments: list[Any] = field(default_factory=list)
+    reference: Any = None
+    type: discord.MessageType = discord.MessageType.default
+    webhook_id: int | None = None
+    outbox: list[Sent] = field(default_factory=list)
+
+    @property
+    def raw_mentions(self) -> list[int]:
+        return [BOT_ID] if f"<@{BOT_ID}>" in self.content else []
+
+    @property
+    def raw_role_mentions(self) -> list[int]:
+        return [int(r) for r in re.findall(r"<@&(\d+)>", self.content)]
+
+    async def reply(self, content: str | None = None, **kwargs: Any) -> Sent:
+        await asyncio.sleep(0)  # let a concurrent event run, as the real HTTP call would
+        sent = Sent(next(_ids), content if content is not None else kwargs.get("content"), kwargs)
+        self.outbox.append(sent)
+        return sent
+
+
+def settings(tmp_path: Path, **overrides: Any) -> BotSettings:
+    values: dict[str, Any] = {
+        "DISCORD_TOKEN": "t",
+        "help_channel_ids": [HELP],
+        "forum_channel_ids": [20],
+        "user_cooldown_seconds": 0,
+        "database_path": tmp_path / "bot.sqlite3",
+        "default_language": "en",
+    }
+    values.update(overrides)
+    return BotSettings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+async def make_bot(
+    tmp_path: Path, engine: FakeEngine | None = None, *, inline: int = 0, **overrides: Any
+) -> OomBot:
+    """A bot with its store open, not connected; engine work over `inline` characters goes to the pool."""
+    bot = OomBot(settings(tmp_path, **overrides), engine or FakeEngine(), inline_input_chars=inline)
+    await bot.open_store()
+    return bot

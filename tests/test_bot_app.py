@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
-import re
 import threading
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+import time
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,89 +17,28 @@ from bot import listeners
 from bot.app import OomBot, create_bot
 from bot.inputs import Gathered, SourcedText
 from bot.request import Request
-from bot.settings import BotSettings
 from bot.store import GuildSettings
-from tests.bot_fakes import FakeEngine
-
-CONFIG = "job: extension\nconfig:\n  process:\n    - train:\n        batch_size: 4\n"
-LOG = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
-SECRET = "hf_abcdefghijklmnopqrstuvwxyz0123"
-BOT_ID = 42
-HELP = 10
-GENERAL = 11
-_ids = itertools.count(1000)
-
-
-@dataclass
-class User:
-    id: int
-    bot: bool = False
-    system: bool = False
-
-
-@dataclass
-class Channel:
-    id: int
-    parent_id: int | None = None
-
-
-@dataclass
-class Sent:
-    id: int
-    content: str | None
-    kwargs: dict[str, Any]
-
-
-@dataclass
-class Message:
-    content: str
-    author: User
-    channel: Channel
-    id: int = field(default_factory=lambda: next(_ids))
-    guild: Any = field(default_factory=lambda: SimpleNamespace(id=1, self_role=None))
-    attachments: list[Any] = field(default_factory=list)
-    reference: Any = None
-    type: discord.MessageType = discord.MessageType.default
-    webhook_id: int | None = None
-    outbox: list[Sent] = field(default_factory=list)
-
-    @property
-    def raw_mentions(self) -> list[int]:
-        return [BOT_ID] if f"<@{BOT_ID}>" in self.content else []
-
-    @property
-    def raw_role_mentions(self) -> list[int]:
-        return [int(r) for r in re.findall(r"<@&(\d+)>", self.content)]
-
-    async def reply(self, content: str | None = None, **kwargs: Any) -> Sent:
-        await asyncio.sleep(0)  # let a concurrent event run, as the real HTTP call would
-        sent = Sent(next(_ids), content if content is not None else kwargs.get("content"), kwargs)
-        self.outbox.append(sent)
-        return sent
-
-
-def settings(tmp_path: Path, **overrides: Any) -> BotSettings:
-    values: dict[str, Any] = {
-        "DISCORD_TOKEN": "t",
-        "help_channel_ids": [HELP],
-        "forum_channel_ids": [20],
-        "user_cooldown_seconds": 0,
-        "database_path": tmp_path / "bot.sqlite3",
-        "default_language": "en",
-    }
-    values.update(overrides)
-    return BotSettings(_env_file=None, **values)  # type: ignore[call-arg]
+from tests.bot_fakes import (
+    BOT_ID,
+    CONFIG,
+    GENERAL,
+    HELP,
+    LOG,
+    SECRET,
+    Channel,
+    FakeAttachment,
+    FakeEngine,
+    Message,
+    SlowEngine,
+    User,
+    make_bot,
+    settings,
+)
 
 
 @pytest.fixture(autouse=True)
 def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(OomBot, "user", property(lambda self: User(BOT_ID, bot=True)))
-
-
-async def make_bot(tmp_path: Path, engine: FakeEngine | None = None, **overrides: Any) -> OomBot:
-    bot = OomBot(settings(tmp_path, **overrides), engine or FakeEngine())
-    await bot.open_store()
-    return bot
 
 
 @pytest.fixture
@@ -350,17 +287,12 @@ async def test_an_edit_after_the_window_is_left_alone(
         await bot.close()
 
 
-class SlowEngine(FakeEngine):
-    def diagnose(self, inputs: Any, **kwargs: Any) -> Any:
-        if any("slow" in text for text in inputs):
-            import time
-
-            time.sleep(0.3)
-        return super().diagnose(inputs, **kwargs)
+def _marked_slow(inputs: Sequence[str]) -> bool:
+    return any("slow" in text for text in inputs)
 
 
 async def test_a_slow_diagnosis_times_out_and_the_message_can_be_retried(tmp_path: Path) -> None:
-    bot = await make_bot(tmp_path, SlowEngine(), diagnosis_timeout_seconds=0.05, engine_workers=1)
+    bot = await make_bot(tmp_path, SlowEngine(_marked_slow), diagnosis_timeout_seconds=0.05, engine_workers=1)
     try:
         message = Message("slow " + LOG, User(7), Channel(HELP))
         with pytest.raises(TimeoutError):
@@ -428,7 +360,7 @@ async def test_real_catalogue_names_the_context_menu_in_japanese(tmp_path: Path)
 
 
 async def test_a_mention_that_fails_gets_an_apology(tmp_path: Path) -> None:
-    bot = await make_bot(tmp_path, SlowEngine(), diagnosis_timeout_seconds=0.05)
+    bot = await make_bot(tmp_path, SlowEngine(_marked_slow), diagnosis_timeout_seconds=0.05)
     try:
         ask = Message(f"<@{BOT_ID}> slow {LOG}", User(7), Channel(GENERAL))
         await listeners.on_message(bot, ask)  # type: ignore[arg-type]
@@ -583,15 +515,11 @@ class ConcurrencyEngine(FakeEngine):
 
     def __init__(self) -> None:
         super().__init__()
-        import threading
-
         self._guard = threading.Lock()
         self.active = 0
         self.most = 0
 
     def diagnose(self, inputs: Any, **kwargs: Any) -> Any:
-        import time
-
         with self._guard:
             self.active += 1
             self.most = max(self.most, self.active)
@@ -625,22 +553,6 @@ async def test_one_members_edits_take_one_engine_worker_at_a_time(
         await bot.close()
 
 
-@dataclass
-class FileAttachment:
-    filename: str
-    data: bytes
-    content_type: str | None = None
-    reads: int = 0
-
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
-    async def read(self) -> bytes:
-        self.reads += 1
-        return self.data
-
-
 async def test_history_counts_its_budget_in_bytes(tmp_path: Path) -> None:
     from bot.commands import _history
 
@@ -648,7 +560,7 @@ async def test_history_counts_its_budget_in_bytes(tmp_path: Path) -> None:
     try:
         alice = User(7)
         japanese = ("あ" * 341).encode()  # 1023 bytes, 341 characters
-        files = [FileAttachment(f"{n}.log", japanese) for n in range(3)]
+        files = [FakeAttachment(f"{n}.log", japanese) for n in range(3)]
         channel = HistoryChannel([Message("", alice, Channel(HELP), attachments=[f]) for f in files])
         await _history(bot, channel, None)  # type: ignore[arg-type]
         assert [f.reads for f in files] == [1, 1, 0]
@@ -673,8 +585,8 @@ async def test_history_stops_reading_files_once_the_budget_is_spent(
     bot = await make_bot(tmp_path, input_cap_bytes=1024)
     try:
         alice = User(7)
-        full = [FileAttachment(f"{n}.log", b"x" * 1024) for n in range(2)]  # exactly the budget
-        later = [FileAttachment(f"late{n}.log", LOG.encode()) for n in range(3)]
+        full = [FakeAttachment(f"{n}.log", b"x" * 1024) for n in range(2)]  # exactly the budget
+        later = [FakeAttachment(f"late{n}.log", LOG.encode()) for n in range(3)]
         channel = HistoryChannel(
             [
                 *(Message("", alice, Channel(HELP), attachments=[f]) for f in full),

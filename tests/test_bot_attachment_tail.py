@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.inputs import gather_message, read_attachment, tail_text
-from tests.test_bot_inputs import FakeAttachment, FakeMessage
+from tests.bot_fakes import FakeAttachment, FakeMessage
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
 

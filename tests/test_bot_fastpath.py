@@ -20,8 +20,20 @@ from bot.app import OomBot, create_bot
 from bot.engine import INLINE_INPUT_CHARS
 from bot.ratelimit import WindowLimiter
 from bot.store import Answer, Case, GuildSettings, Store
-from tests.bot_fakes import FakeEngine
-from tests.test_bot_app import BOT_ID, CONFIG, HELP, LOG, SECRET, Channel, Message, User, settings
+from tests.bot_fakes import (
+    BOT_ID,
+    CONFIG,
+    HELP,
+    LOG,
+    SECRET,
+    Channel,
+    FakeEngine,
+    Message,
+    SlowEngine,
+    User,
+    make_bot,
+    settings,
+)
 
 MAIN = threading.main_thread().name
 # Discord's longest message (with Nitro) is 4000 characters; a whole chat paste must stay inline.
@@ -54,9 +66,8 @@ class ThreadSpyEngine(FakeEngine):
 async def _bot(
     tmp_path: Path, engine: FakeEngine, *, inline: int = INLINE_INPUT_CHARS, **overrides: Any
 ) -> OomBot:
-    bot = OomBot(settings(tmp_path, **overrides), engine, inline_input_chars=inline)
-    await bot.open_store()
-    return bot
+    """A bot that keeps chat-sized engine work on the event loop, as the real one does."""
+    return await make_bot(tmp_path, engine, inline=inline, **overrides)
 
 
 def _rows(path: Path, sql: str, *args: object) -> list[tuple[Any, ...]]:
@@ -110,18 +121,13 @@ async def test_a_big_input_still_goes_to_the_engine_pool(tmp_path: Path) -> None
         await bot.close()
 
 
-class SlowOnBigEngine(FakeEngine):
-    def diagnose(self, inputs: Any, **kwargs: Any) -> Any:
-        if sum(len(text) for text in inputs) > 200:
-            import time
-
-            time.sleep(0.3)
-        return super().diagnose(inputs, **kwargs)
-
-
 async def test_a_slow_big_input_still_times_out(tmp_path: Path) -> None:
     bot = await _bot(
-        tmp_path, SlowOnBigEngine(), inline=200, diagnosis_timeout_seconds=0.05, engine_workers=1
+        tmp_path,
+        SlowEngine(lambda inputs: sum(len(text) for text in inputs) > 200),
+        inline=200,
+        diagnosis_timeout_seconds=0.05,
+        engine_workers=1,
     )
     try:
         message = Message(LOG + "x" * 200, User(7), Channel(HELP))

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pytest
 
 from bot.engine import InputKinds
@@ -17,6 +15,7 @@ from bot.inputs import (
     select_from_history,
     strip_mentions,
 )
+from tests.bot_fakes import FakeAttachment, FakeMessage
 
 CONFIG = InputKinds(config=True, log=False)
 LOG = InputKinds(config=False, log=True)
@@ -105,28 +104,6 @@ def test_history_restricted_to_the_member() -> None:
 def test_history_without_config_or_log() -> None:
     assert select_from_history([cand(1, 1, CHAT)], author_id=None) == []
     assert select_from_history([], author_id=None) == []
-
-
-@dataclass
-class FakeAttachment:
-    filename: str
-    data: bytes
-    content_type: str | None = None
-    reads: int = 0
-
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
-    async def read(self) -> bytes:
-        self.reads += 1
-        return self.data
-
-
-@dataclass
-class FakeMessage:
-    content: str
-    attachments: list[FakeAttachment] = field(default_factory=list)
 
 
 async def test_gather_message_reads_text_attachments_only() -> None:
