@@ -1,22 +1,19 @@
 """Invariants every report must keep, whatever the input: shared by the hostile suite, the property
 tests and the fuzz target (`benchmarks/fuzz_engine.py`).
-
-Parts of the pipeline that have not landed yet (`render_discord`, `parse_config`) are checked as soon
-as they exist, so these checks tighten by themselves as the engine grows.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from diagnosis.config.parse import parse_config
 from diagnosis.jsonout import report_to_json
 from diagnosis.limits import DEFAULT_LIMITS
 from diagnosis.models import Piece, PieceKind, Report
-from diagnosis.render import render_cli
+from diagnosis.render import render_cli, render_discord
 
 MiB = 1024 * 1024
 # A reply may carry the corrected config (at most max_config_bytes) plus its diff and the quotes.
@@ -40,21 +37,6 @@ BIDI_CONTROLS = ("\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u
 _MENTION = re.compile(r"@everyone|@here|<@[!&]?\d+>")
 _MASKED_LINK = re.compile(r"(?<!\\)\[[^\[\]\n]*(?<!\\)\]\(\s*<?https?://")
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
-
-
-def render_discord_function() -> Callable[..., Any] | None:
-    render = importlib.import_module("diagnosis.render")
-    fn = getattr(render, "render_discord", None)
-    return fn if callable(fn) else None
-
-
-def parse_config_function() -> Callable[..., Any] | None:
-    try:
-        module = importlib.import_module("diagnosis.config.parse")
-    except ImportError:
-        return None
-    fn = getattr(module, "parse_config", None)
-    return fn if callable(fn) else None
 
 
 def strict_json(report: Report) -> str:
@@ -155,20 +137,15 @@ def rendered_outputs(report: Report) -> dict[str, str]:
         "text": render_cli(report, fmt="text"),
         "markdown": render_cli(report, fmt="markdown"),
     }
-    render_discord = render_discord_function()
-    if render_discord is not None:
-        for lang in ("en", "ja"):
-            reply = render_discord(report, lang=lang)
-            outputs[f"discord_{lang}"] = "\n".join(discord_texts(reply))
-            for f in reply.files:
-                outputs[f"discord_{lang}_file_{f.name}"] = f.data.decode("utf-8", "replace")
+    for lang in ("en", "ja"):
+        reply = render_discord(report, lang=lang)
+        outputs[f"discord_{lang}"] = "\n".join(discord_texts(reply))
+        for f in reply.files:
+            outputs[f"discord_{lang}_file_{f.name}"] = f.data.decode("utf-8", "replace")
     return outputs
 
 
 def discord_replies(report: Report) -> list[Any]:
-    render_discord = render_discord_function()
-    if render_discord is None:
-        return []
     replies = [render_discord(report, lang=lang) for lang in ("en", "ja")]
     if len(report.ladder) >= 2:
         replies.append(render_discord(report, lang="en", step=2))
@@ -177,9 +154,6 @@ def discord_replies(report: Report) -> list[Any]:
 
 def corrected_config_problem(report: Report) -> str | None:
     """Every corrected config (each written ladder step) must parse again, as the engine reads it."""
-    parse_config = parse_config_function()
-    if parse_config is None:
-        return None
     kind = report.config.piece.kind if report.config is not None else PieceKind.CONFIG_YAML
     for step in report.ladder:
         if step.corrected_config is None:
