@@ -297,7 +297,6 @@ def wan_low_vram_loading() -> Report:
         False,
         config_doc(text),
         log_facts(Phase.MODEL_LOAD, None, event),
-        [Note("vram_assumed", {"gib": 24})][:0],
     )
 
 
@@ -515,7 +514,6 @@ def config_only_risk() -> Report:
         "en",
         False,
         config_doc(text),
-        notes=[Note("config_from_log")][:0],
     )
 
 
