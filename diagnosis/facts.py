@@ -706,11 +706,9 @@ def _read_prose(hints: ProseHints, text: str, facts: Facts, *, situational: bool
     if hints.device_index is not None:
         facts.prose_device_index = hints.device_index
         facts.evidence["user_device"] = user_evidence(hints.device_quote or "")
-    if hints.phase is not None:
-        facts.prose_phase = hints.phase
-        if facts.phase == Phase.UNKNOWN:
-            facts.phase = hints.phase
-            facts.evidence["phase"] = user_evidence(hints.phase_quote or "")
+    if hints.phase is not None and facts.phase == Phase.UNKNOWN:
+        facts.phase = hints.phase
+        facts.evidence["phase"] = user_evidence(hints.phase_quote or "")
 
 
 def build_facts(

@@ -133,7 +133,6 @@ class Facts:
     says_te_not_released: bool = False  # the user says the text encoder stays on the GPU
     says_te_cached: bool = False  # the user says `cache_text_embeddings` is already on
     prose_device_index: int | None = None  # `device: cuda:N` the user says they set
-    prose_phase: Phase | None = None  # the phase the user's words name
     prose_buckets: list[int] = field(default_factory=list)  # resolutions named in the user's words
     secret_kinds: list[str] = field(default_factory=list)
     secret_count: int = 0
