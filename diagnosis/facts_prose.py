@@ -86,6 +86,7 @@ def _needs_of(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
     return best
 
 
+@cache  # the patterns are compiled once, so each is parsed once
 def _needs(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     try:
         return _needs_of(list(sre_parser.parse(pattern.pattern, pattern.flags)))
@@ -166,13 +167,8 @@ class _Prose:
         return [p for p in patterns if self.may_match(p)]
 
     def may_match(self, pattern: re.Pattern[str]) -> bool:
-        needs = _needs_cached(pattern)
+        needs = _needs(pattern)
         return needs is None or any(n in self.folded for n in needs)
-
-
-@cache
-def _needs_cached(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
-    return _needs(pattern)
 
 
 def _first(prose: _Prose, patterns: tuple[re.Pattern[str], ...]) -> str | None:
