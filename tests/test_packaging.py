@@ -72,6 +72,18 @@ class Installed:
             env=env if env is not None else _clean_env(),
         )
 
+    def python(self, code: str, *argv: str, env: dict[str, str] | None = None) -> str:
+        """The standard output of `code` run by the installed interpreter; a failure raises."""
+        return subprocess.run(
+            [str(self.bin / "python"), "-c", code, *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+            cwd=self.workdir,
+            env=env if env is not None else _clean_env(),
+        ).stdout
+
 
 def _clean_env(**extra: str) -> dict[str, str]:
     """The process environment without anything that could point Python, or the bot, at the repo."""
@@ -151,20 +163,8 @@ def _no_leftovers(text: str) -> None:
 
 
 def test_the_package_is_imported_from_the_virtualenv_not_the_repo(installed: Installed) -> None:
-    result = subprocess.run(
-        [
-            str(installed.bin / "python"),
-            "-c",
-            "import diagnosis, oomcheck, bot, locales; print(oomcheck.__file__)",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        cwd=installed.workdir,
-        env=_clean_env(),
-    )
-    location = Path(result.stdout.strip()).resolve()
+    printed = installed.python("import diagnosis, oomcheck, bot, locales; print(oomcheck.__file__)")
+    location = Path(printed.strip()).resolve()
     assert location.is_relative_to(installed.bin.parent.resolve())
     assert not location.is_relative_to(ROOT)
 
@@ -194,15 +194,7 @@ def test_rules_lists_every_rule(installed: Installed) -> None:
     result = installed.run("rules", "--lang", "en")
     assert result.returncode == 0, result.stderr
     _no_leftovers(result.stdout + result.stderr)
-    listed = subprocess.run(
-        [str(installed.bin / "python"), "-c", "from diagnosis.rules import RULE_IDS; print(*RULE_IDS)"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        cwd=installed.workdir,
-        env=_clean_env(),
-    ).stdout.split()
+    listed = installed.python("from diagnosis.rules import RULE_IDS; print(*RULE_IDS)").split()
     assert listed
     for rule_id in listed:
         assert rule_id in result.stdout
@@ -236,16 +228,9 @@ def test_bot_health_follows_the_heartbeat(installed: Installed) -> None:
     assert missing.returncode != 0
     assert "Traceback" not in missing.stdout + missing.stderr
     assert str(heartbeat) in missing.stderr
-    subprocess.run(
-        [
-            str(installed.bin / "python"),
-            "-c",
-            "import pathlib, sys, bot.heartbeat as h; h.write_heartbeat(pathlib.Path(sys.argv[1]))",
-            str(heartbeat),
-        ],
-        check=True,
-        timeout=60,
-        cwd=installed.workdir,
+    installed.python(
+        "import pathlib, sys, bot.heartbeat as h; h.write_heartbeat(pathlib.Path(sys.argv[1]))",
+        str(heartbeat),
         env=env,
     )
     fresh = installed.run("bot", "--health", env=env)
@@ -265,16 +250,8 @@ def test_the_installed_check_uses_the_shipped_translations_and_snapshots(install
         "code = main(['check', sys.argv[1], '--lang', 'ja'], out=io.StringIO(), err=io.StringIO())\n"
         "print(code, 'jinja2' in sys.modules, len(parsed))\n"
     )
-    result = subprocess.run(
-        [str(installed.bin / "python"), "-c", probe, str(CONFIG)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        cwd=installed.workdir,
-        env=_clean_env(),
-    )
-    assert result.stdout.split() == ["1", "False", "0"], result.stdout + result.stderr
+    printed = installed.python(probe, str(CONFIG))
+    assert printed.split() == ["1", "False", "0"], printed
     names = zipfile.ZipFile(installed.wheel).namelist()
     assert any(name.startswith("diagnosis/render/_compiled/") for name in names)
     assert any(name.startswith("diagnosis/_snapshots/") for name in names)
