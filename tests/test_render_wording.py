@@ -80,12 +80,17 @@ def test_bucket_step_names_the_buckets_it_keeps_and_never_contradicts_them(
     assert (message("rules.bucket_too_large.variant.over.false", lang) in text) is not over
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_a_later_step_that_only_asks_for_input_is_not_shown_as_another_step(lang: str) -> None:
+def step_after_the_last_fix(lang: str) -> DiscordReply:
+    """Step 2 of a ladder whose step 2 only asks for more input."""
     close = finding("other_process_on_gpu", ERR, ADV, others_gib=13.3, pids="1, 2", reason="other_pids")
     ask = finding("input_incomplete", WARN, ADV, missing=["config"])
     ladder = [LadderStep(1, ["other_process_on_gpu"], []), LadderStep(2, ["input_incomplete"], [])]
-    reply = render_discord(Report([close, ask], ladder, oom_facts(), lang, False), step=2)
+    return render_discord(Report([close, ask], ladder, oom_facts(), lang, False), step=2)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_later_step_that_only_asks_for_input_is_not_shown_as_another_step(lang: str) -> None:
+    reply = step_after_the_last_fix(lang)
     assert message("reply.headline.step_beyond", lang) in reply.content
     assert message("reply.step_beyond.body", lang) in reply.embeds[0]["description"]
     assert message("reply.ask.config", lang) in reply.embeds[0]["description"]
@@ -176,10 +181,7 @@ def test_fragmentation_never_claims_more_than_the_request_when_it_is_less(
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_section_after_the_last_step_is_not_titled_as_a_step(lang: str) -> None:
-    close = finding("other_process_on_gpu", ERR, ADV, others_gib=2.0, pids="1", reason="other_pids")
-    ask = finding("input_incomplete", WARN, ADV, missing=["config"])
-    ladder = [LadderStep(1, ["other_process_on_gpu"], []), LadderStep(2, ["input_incomplete"], [])]
-    reply = render_discord(Report([close, ask], ladder, oom_facts(), lang, False), step=2)
+    reply = step_after_the_last_fix(lang)
     assert reply.embeds[0]["title"] == message("reply.section.beyond", lang)
 
 
