@@ -10,9 +10,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diagnosis.config.parse import parse_config, resolve_plain
+from diagnosis.config.parse import resolve_plain
 from diagnosis.limits import Limits
-from diagnosis.models import ConfigDoc, ConfigShape, Piece, PieceKind
+from diagnosis.models import ConfigDoc, ConfigShape, PieceKind
 from tests.conftest import CORPUS
 from tests.test_config_samples import (
     ECHOED_PROCESS_JSON,
@@ -21,15 +21,8 @@ from tests.test_config_samples import (
     TRAIN_FRAGMENT,
     UI_JOB_JSON,
     WAN22_14B_24GB,
+    parse,
 )
-
-
-def piece(text: str, kind: PieceKind = PieceKind.CONFIG_YAML) -> Piece:
-    return Piece(kind=kind, text=text, source="test", input_index=0, line_offset=0)
-
-
-def parse(text: str, kind: PieceKind = PieceKind.CONFIG_YAML, limits: Limits | None = None) -> ConfigDoc:
-    return parse_config(piece(text, kind), limits) if limits else parse_config(piece(text, kind))
 
 
 def value_text(doc: ConfigDoc, *path: str | int) -> str:

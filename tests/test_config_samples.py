@@ -1,9 +1,20 @@
 """Config texts in the styles users paste (written for these tests after config-reference §3 and §6).
 
-Shared by the parser, editor and intake tests; this module holds no tests itself.
+Shared by the parser, editor and intake tests, with `parse` for the first two; this module holds no
+tests itself.
 """
 
 from __future__ import annotations
+
+from diagnosis.config.parse import parse_config
+from diagnosis.limits import DEFAULT_LIMITS, Limits
+from diagnosis.models import ConfigDoc, Piece, PieceKind
+
+
+def parse(text: str, kind: PieceKind = PieceKind.CONFIG_YAML, limits: Limits = DEFAULT_LIMITS) -> ConfigDoc:
+    """`text` parsed as a config piece of its own (input 0, no line offset)."""
+    return parse_config(Piece(kind=kind, text=text, source="test", input_index=0, line_offset=0), limits)
+
 
 # The shape of the shipped `train_lora_flux_24gb.yaml`: legacy `is_flux`, comments everywhere, a
 # commented-out low_vram, a flow list of buckets, exponent learning rate.

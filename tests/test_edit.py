@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diagnosis.config.edit import apply_text_edits, plan_edits, plan_edits_detailed
-from diagnosis.config.parse import get_path, parse_config
-from diagnosis.models import ConfigDoc, ConfigEdit, KeyPath, Piece, PieceKind, TextEdit
+from diagnosis.config.parse import get_path
+from diagnosis.models import ConfigEdit, KeyPath, PieceKind, TextEdit
 from tests.conftest import CORPUS
 from tests.test_config_samples import (
     ECHOED_PROCESS_JSON,
@@ -24,11 +24,8 @@ from tests.test_config_samples import (
     TRAIN_FRAGMENT,
     UI_JOB_JSON,
     WAN22_14B_24GB,
+    parse,
 )
-
-
-def parse(text: str, kind: PieceKind = PieceKind.CONFIG_YAML) -> ConfigDoc:
-    return parse_config(Piece(kind=kind, text=text, source="test", input_index=0, line_offset=0))
 
 
 def fix(text: str, edits: list[ConfigEdit], kind: PieceKind = PieceKind.CONFIG_YAML) -> str:
