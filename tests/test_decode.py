@@ -128,7 +128,7 @@ def _described(text: str, cap: int) -> tuple[str, bool]:
     data = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
     if len(data) <= cap:
         return data.decode("utf-8"), False
-    tail = data[len(data) - cap :]
+    tail = data[len(data) - max(cap, 0) :]
     newline = tail.find(b"\n")
     if 0 <= newline < len(tail) - 1:
         tail = tail[newline + 1 :]

@@ -1,33 +1,14 @@
 """`decode` on a str takes shortcuts (lone `\\r` fixed in the str, the cut made on the str); it must give
-exactly what cleaning the UTF-8 bytes and decoding what survives the cap gives."""
+exactly what the module docstring promises (`tests.test_decode._described`, the one spelled-out
+reading), on texts built from the characters the shortcuts treat specially."""
 
 from __future__ import annotations
-
-import codecs
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnosis.decode import decode
-
-
-def _plain(text: str, cap: int) -> tuple[str, bool]:
-    """Encode, clean, keep the end, decode: the straightforward way."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        data = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
-    data = data.replace(b"\x00", b"").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    if len(data) <= cap:
-        return data.decode("utf-8"), False
-    start = len(data) - max(cap, 0)
-    newline = data.find(b"\n", start)
-    if 0 <= newline < len(data) - 1:
-        start = newline + 1
-    return data[start:].decode("utf-8", "ignore"), True
-
+from tests.test_decode import _described
 
 _PIECES = ["\r", "\n", "\r\n", "\n\r", "\x00", "\ufeff", "\ud800", "é", "█", "日本", "🔥", "ab", " ", "x" * 9]
 _texts = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=5)), max_size=40).map("".join)
@@ -37,7 +18,7 @@ _texts = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=5)), max_
 @given(_texts, st.one_of(st.integers(-2, 120), st.just(1 << 20)))
 def test_str_decoding_equals_the_plain_way(text: str, cap: int) -> None:
     decoded = decode(text, cap)
-    assert (decoded.text, decoded.truncated) == _plain(text, cap)
+    assert (decoded.text, decoded.truncated) == _described(text, cap)
     assert decoded.utf8 == decoded.text.encode("utf-8")
 
 
