@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ LOG = (ROOT / "examples" / "flux_lora_24gb_oom.log").read_text(encoding="utf-8")
 CHAT = "thanks, the run finished fine after I closed the browser tab"
 FIX_LINE = "gradient_checkpointing: true"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+EPHEMERAL = 64  # a message's flag: only the member who asked sees it
+JAPANESE = re.compile(r"[\u3040-\u30ff]")
 
 
 def fenced(text: str, lang: str = "yaml") -> str:

@@ -3,36 +3,20 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
 from .botharness import Bots
-from .cases import CHAT, CONFIG, FIX_LINE, LOG, PNG, db_rows, fenced
-from .fakecord import FakeDiscord, Interaction
+from .cases import CHAT, CONFIG, EPHEMERAL, FIX_LINE, JAPANESE, LOG, PNG, db_rows, fenced
+from .fakecord import FakeDiscord
 from .fakecord.payloads import Json
 
 pytestmark = [pytest.mark.e2e]
 
-EPHEMERAL = 64
-JAPANESE = re.compile(r"[\u3040-\u30ff]")
-
-
-async def final_message(fake: FakeDiscord, inter: Interaction) -> Json:
-    """The message the interaction ended up showing, once the bot has stopped talking."""
-    await fake.wait_responded(inter)
-    await fake.wait_for(
-        lambda: inter.original_id is not None and not fake.message(inter.original_id)["flags"] & 128,
-        what="the deferred response to be filled in",
-    )
-    await fake.settle()
-    assert inter.original_id is not None
-    return fake.message(inter.original_id)
-
 
 async def test_s3_slash_with_text_defers_then_edits(fake: FakeDiscord, bot: Bots) -> None:
     inter = await fake.slash_command(fake.alice, fake.help_channel, "oom-check", {"text": CONFIG})
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert [c["type"] for c in inter.callbacks] == [5], "slow work is deferred first"
     assert inter.callbacks[0]["data"]["flags"] & EPHEMERAL, "a member's check is private by default"
     assert FIX_LINE in fake.text_of(original)
@@ -45,14 +29,14 @@ async def test_s3_slash_with_text_defers_then_edits(fake: FakeDiscord, bot: Bots
 async def test_s3_slash_with_file(fake: FakeDiscord, bot: Bots) -> None:
     files = {"file": ("config.yaml", CONFIG.encode())}
     inter = await fake.slash_command(fake.alice, fake.general, "oom-check", files=files)
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert FIX_LINE in fake.text_of(original)
     assert [r.status for r in fake.calls("cdn")] == [200]
 
 
 async def test_s3_slash_with_binary_file_gets_a_note(fake: FakeDiscord, bot: Bots) -> None:
     inter = await fake.slash_command(fake.alice, fake.general, "oom-check", files={"file": ("shot.png", PNG)})
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert "shot.png" in fake.text_of(original)
     assert fake.calls("cdn") == []
 
@@ -62,7 +46,7 @@ async def test_s3_slash_with_message_link(fake: FakeDiscord, bot: Bots) -> None:
     inter = await fake.slash_command(
         fake.alice, fake.help_channel, "oom-check", {"message": fake.message_link(mine)}
     )
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert FIX_LINE in fake.text_of(original)
     fetched = fake.calls("get_message")
     assert [(r.params["channel"], r.params["message"]) for r in fetched] == [(mine["channel_id"], mine["id"])]
@@ -73,7 +57,7 @@ async def test_s3_member_cannot_check_someone_elses_message(fake: FakeDiscord, b
     inter = await fake.slash_command(
         fake.alice, fake.general, "oom-check", {"message": fake.message_link(theirs)}
     )
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert FIX_LINE not in fake.text_of(original)
     assert original["flags"] & EPHEMERAL
 
@@ -82,7 +66,7 @@ async def test_s3_moderator_posts_publicly(fake: FakeDiscord, bot: Bots) -> None
     inter = await fake.slash_command(
         fake.moderator, fake.help_channel, "oom-check", {"text": CONFIG, "public": True}
     )
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert not (inter.callbacks[0].get("data") or {}).get("flags", 0) & EPHEMERAL
     assert not original["flags"] & EPHEMERAL
     assert "oom:del" in fake.custom_ids(original)
@@ -94,7 +78,7 @@ async def test_s4_no_input_in_thread_merges_config_and_traceback(fake: FakeDisco
     await fake.user_sends(fake.bob, thread, CHAT)
     await fake.user_sends(fake.alice, thread, "and then this:\n" + fenced(LOG, "text"))
     inter = await fake.slash_command(fake.alice, thread, "oom-check")
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert [r.params["channel"] for r in fake.calls("get_history")] == [str(thread)]
     assert inter.followup_ids == [] and len(fake.calls("webhook_edit_message")) == 1
     assert FIX_LINE in fake.text_of(original)
@@ -112,7 +96,7 @@ async def test_s4_no_input_in_thread_merges_config_and_traceback(fake: FakeDisco
 async def test_s5_context_menu_by_moderator_is_public(fake: FakeDiscord, bot: Bots) -> None:
     target = await fake.user_sends(fake.alice, fake.general, fenced(CONFIG))
     inter = await fake.message_command(fake.moderator, target, fake.context_menu())
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert inter.callbacks[0]["type"] == 5
     assert not (inter.callbacks[0].get("data") or {}).get("flags", 0) & EPHEMERAL
     assert not original["flags"] & EPHEMERAL
@@ -133,7 +117,7 @@ async def test_s5_context_menu_by_member_on_others_message_is_refused(fake: Fake
 async def test_s5_context_menu_by_author_is_private(fake: FakeDiscord, bot: Bots) -> None:
     target = await fake.user_sends(fake.alice, fake.general, fenced(CONFIG))
     inter = await fake.message_command(fake.alice, target, fake.context_menu())
-    original = await final_message(fake, inter)
+    original = await fake.shown(inter)
     assert original["flags"] & EPHEMERAL
     assert FIX_LINE in fake.text_of(original)
 

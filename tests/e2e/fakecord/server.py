@@ -1131,3 +1131,15 @@ class FakeDiscord:
             lambda: inter.callbacks, timeout=timeout, what=f"a response to interaction {inter.id}"
         )
         return inter.callbacks[0]
+
+    async def shown(self, inter: Interaction) -> Json:
+        """The message the interaction ended up showing (a deferred response once it is filled in),
+        after the bot has stopped talking."""
+        await self.wait_responded(inter)
+        await self.wait_for(
+            lambda: inter.original_id is not None and not self.message(inter.original_id)["flags"] & LOADING,
+            what="the deferred response to be filled in",
+        )
+        await self.settle()
+        assert inter.original_id is not None
+        return self.message(inter.original_id)
