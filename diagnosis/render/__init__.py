@@ -116,4 +116,4 @@ def render_explain(rule_id: str, lang: str, *, fmt: str = "markdown") -> str | N
 
 
 def cli_message(key: str, lang: str, **params: object) -> str:
-    return message(key, normalise_language(lang), **params)
+    return message(key, lang, **params)

@@ -40,12 +40,16 @@ def catalogue(lang: str) -> dict[str, Entry]:
     return out
 
 
+def known_language(value: str | None) -> str | None:
+    """The catalogue language a tag names ("ja", "ja-JP", "en_US"), or None."""
+    if not value:
+        return None
+    short = value.replace("_", "-").split("-")[0].lower()
+    return short if short in LANGUAGES else None
+
+
 def normalise_language(lang: str | None) -> str:
-    if lang:
-        short = lang.replace("_", "-").split("-")[0].lower()
-        if short in LANGUAGES:
-            return short
-    return DEFAULT_LANGUAGE
+    return known_language(lang) or DEFAULT_LANGUAGE
 
 
 def lookup(key: str, lang: str) -> Entry | None:

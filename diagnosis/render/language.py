@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-from diagnosis.render.catalogue import DEFAULT_LANGUAGE
-from locales import LANGUAGES
-
-
-def _known(value: str | None) -> str | None:
-    if not value:
-        return None
-    short = value.replace("_", "-").split("-")[0].lower()
-    return short if short in LANGUAGES else None
+from diagnosis.render.catalogue import DEFAULT_LANGUAGE, known_language
 
 
 def choose_language(
@@ -18,7 +10,7 @@ def choose_language(
 ) -> str:
     """explicit choice > the Discord user's locale > the server's default > the text's script > English."""
     for candidate in (explicit, user_locale, guild_default, text_hint):
-        known = _known(candidate)
+        known = known_language(candidate)
         if known:
             return known
     return DEFAULT_LANGUAGE
