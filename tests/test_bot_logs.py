@@ -2,25 +2,34 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable
 
 import pytest
 
 from bot.logs import RedactFilter
 
 
-def test_the_token_is_redacted_from_formatted_records() -> None:
+def _written(secret: str, log: Callable[[logging.Logger], None]) -> str:
+    """What a handler filtered with `RedactFilter(secret)` writes for the records `log` makes."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
-    handler.addFilter(RedactFilter("tok.en-123"))
+    handler.addFilter(RedactFilter(secret))
     logger = logging.getLogger("oomcheck.test.redact")
     logger.addHandler(handler)
     logger.propagate = False
     try:
-        logger.warning("login with %s failed", "tok.en-123")
-        logger.warning("plain message")
+        log(logger)
     finally:
         logger.removeHandler(handler)
-    text = stream.getvalue()
+    return stream.getvalue()
+
+
+def test_the_token_is_redacted_from_formatted_records() -> None:
+    def log(logger: logging.Logger) -> None:
+        logger.warning("login with %s failed", "tok.en-123")
+        logger.warning("plain message")
+
+    text = _written("tok.en-123", log)
     assert "tok.en-123" not in text
     assert "login with REDACTED_TOKEN failed" in text
     assert "plain message" in text
@@ -70,20 +79,13 @@ def test_a_debug_run_logs_the_bots_own_debug_but_no_gateway_payload(
 
 
 def test_the_token_is_redacted_from_a_logged_traceback() -> None:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.addFilter(RedactFilter("tok.en-789"))
-    logger = logging.getLogger("oomcheck.test.redact_traceback")
-    logger.addHandler(handler)
-    logger.propagate = False
-    try:
+    def log(logger: logging.Logger) -> None:
         try:
             raise RuntimeError("login failed for tok.en-789")
         except RuntimeError:
             logger.exception("gateway error")
-    finally:
-        logger.removeHandler(handler)
-    text = stream.getvalue()
+
+    text = _written("tok.en-789", log)
     assert "tok.en-789" not in text
     assert "RuntimeError: login failed for REDACTED_TOKEN" in text
     assert "Traceback (most recent call last)" in text
