@@ -21,13 +21,13 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from diagnosis.config.edit import apply_text_edits, plan_edits_detailed
+from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
 from diagnosis.config.parse import parse_config
 from diagnosis.datafile import DATA_DIR, load_data_file
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logs import get_logger
-from diagnosis.models import ConfigDoc, ConfigEdit, ConfigShape, Finding, LadderStep, OomKind, Phase, Severity
+from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity
 
 _log = get_logger(__name__)
 
@@ -161,8 +161,8 @@ def _with_edit(node: Any, path: Sequence[Any], value: Any) -> Any:
 
 def _with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None:
     """`doc` with the edits applied to its data (its text is left as it was), or None."""
-    if not doc.ok or doc.limits_hit or (doc.shape == ConfigShape.FULL_JOB and not doc.process_path):
-        return None  # the text planner skips these too
+    if uneditable(doc) is not None:
+        return None  # the text planner would skip every edit
     data = doc.data
     try:
         for edit in edits:

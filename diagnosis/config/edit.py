@@ -514,16 +514,24 @@ def _yaml_block(key: str, value: Any, indent: int, step: int) -> str:
     return pad + key + ": " + _yaml_flow(value) + "\n"
 
 
+def uneditable(doc: ConfigDoc) -> str | None:
+    """Why no edit of `doc` can be planned (the SkippedEdit reason), or None when edits can be."""
+    if not doc.ok:
+        return "not_parsed"
+    if doc.limits_hit:
+        return "limit_hit"
+    if doc.shape == ConfigShape.FULL_JOB and not doc.process_path:
+        return "no_process"
+    return None
+
+
 def plan_edits_detailed(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> EditPlan:
     """Plan `edits` (paths relative to the training process) as text edits, with the ones skipped."""
     planner = _Planner(doc)
-    if not doc.ok or doc.limits_hit:
+    reason = uneditable(doc)
+    if reason is not None:
         for edit in edits:
-            planner.skip(edit, "not_parsed" if not doc.ok else "limit_hit")
-        return planner.plan
-    if doc.shape == ConfigShape.FULL_JOB and not doc.process_path:
-        for edit in edits:
-            planner.skip(edit, "no_process")
+            planner.skip(edit, reason)
         return planner.plan
     for edit in edits:
         planner.edit(edit)
