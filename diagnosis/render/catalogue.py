@@ -89,3 +89,12 @@ def message(key: str, lang: str, **params: Any) -> str:
     if isinstance(entry, list):
         return "\n".join(fill(item, params) for item in entry)
     return fill(entry, params)
+
+
+def can_fill(key: str, lang: str, params: dict[str, Any]) -> bool:
+    """True when the catalogue entry exists and every placeholder it uses has a value."""
+    entry = lookup(key, lang)
+    if entry is None:
+        return False
+    texts = entry if isinstance(entry, list) else [entry]
+    return all(placeholders(t) <= params.keys() for t in texts)

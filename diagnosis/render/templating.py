@@ -20,9 +20,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from diagnosis.render import escape
-from diagnosis.render.catalogue import fill, lookup
+from diagnosis.render.catalogue import can_fill, fill, lookup
 from diagnosis.render.runtime import TRANSLATOR_VERSION
-from diagnosis.render.view import can_fill
 from locales import LOCALES_DIR
 
 if TYPE_CHECKING:

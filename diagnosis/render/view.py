@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnosis.models import Applicability, Finding, LadderStep, OomEvent, Phase, Report, Severity
-from diagnosis.render.catalogue import lookup, placeholders
 
 MAX_EVIDENCE = 6
 MAX_EXCERPT_LINES = 40
@@ -361,7 +360,7 @@ def _notes(report: Report, question: list[str]) -> list[tuple[str, dict[str, Any
     return notes[:10]
 
 
-def _context(report: Report, by_id: dict[str, Finding]) -> dict[str, Any]:
+def _context(report: Report) -> dict[str, Any]:
     ctx: dict[str, Any] = {}
     label = report.facts.family_label
     if label:
@@ -472,7 +471,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         step=step_no,
         where_key=_where_key(phase, step_no) if has_oom else None,
         primary=primary,
-        context=_context(report, by_id),
+        context=_context(report),
         oom=oom,
         evidence=evidence,
         steps=steps,
@@ -494,12 +493,3 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         secret_kinds=_secret_kinds(by_id.get("secret_in_input")),
         rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
     )
-
-
-def can_fill(key: str, lang: str, params: dict[str, Any]) -> bool:
-    """True when the catalogue entry exists and every placeholder it uses has a value."""
-    entry = lookup(key, lang)
-    if entry is None:
-        return False
-    texts = entry if isinstance(entry, list) else [entry]
-    return all(placeholders(t) <= params.keys() for t in texts)
