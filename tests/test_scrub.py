@@ -170,8 +170,7 @@ def test_scrub_is_idempotent() -> None:
 def test_long_runs_of_token_characters_finish() -> None:
     # Shapes that would make a careless pattern rescan the run from every offset.
     for text in ("a" * 200_000, "A1-" * 70_000, "hf_" + "a1" * 100_000, "/home/" * 50_000, "x." * 100_000):
-        out, _ = scrub(text, "big")
-        assert len(out) <= len(text)
+        assert scrub(text, "big") == (text, [])  # and none of them holds a secret
 
 
 @settings(max_examples=200, deadline=None)
