@@ -1,7 +1,7 @@
 """Golden snapshots of whole replies, in both languages.
 
-Hand-built reports (tests/golden/cases.py) are always checked. Replies to corpus inputs through the
-real engine are checked for every snapshot present in tests/golden/corpus/. Regenerate after a
+Hand-built reports (tests/golden/cases.py) and the corpus inputs in CORPUS_CASES, through the real
+engine, are checked; a missing snapshot fails. Regenerate after a
 deliberate change with `UPDATE_GOLDEN=1 pytest tests/test_render_golden.py`, then read the diff.
 """
 
@@ -20,7 +20,7 @@ GOLDEN = Path(__file__).parent / "golden"
 CORPUS = Path(__file__).parent / "corpus"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 LANGS = ("en", "ja")
-# Corpus cases whose replies are snapshotted once the engine diagnoses them.
+# Corpus cases whose replies through the engine are snapshotted.
 CORPUS_CASES = (
     "101-flux-dev-gc-off-batch4-multibucket-oom-step2",
     "102-zimage-turbo-gc-off-1024-1536-batch4-ui-json",
@@ -81,7 +81,4 @@ def _corpus_reply(case: str, lang: str) -> DiscordReply:
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("case", CORPUS_CASES)
 def test_corpus_reply_matches_snapshot(case: str, lang: str) -> None:
-    path = GOLDEN / "corpus" / f"{case}.{lang}.md"
-    if not UPDATE and not path.exists():
-        pytest.fail(f"{path.name} is missing: UPDATE_GOLDEN=1, then review")
-    check(path, snapshot(_corpus_reply(case, lang)))
+    check(GOLDEN / "corpus" / f"{case}.{lang}.md", snapshot(_corpus_reply(case, lang)))
