@@ -148,11 +148,12 @@ def test_fix_written_to_disk_keeps_no_secret(name: str, book: CaseBook, tmp_path
     # would break their run); every token stays out of it.
     tokens = [secret for secret in ALL_SECRETS if secret != HOME_USER]
     written_files = [written for written in tmp_path.iterdir() if written != target]
+    assert len(written_files) == 1, "--fix wrote no corrected file: nothing was checked"
     for written in written_files:
         text = written.read_text(encoding="utf-8", errors="replace")
         for secret in tokens:
             assert secret not in text, f"{written.name} echoes {secret[:6]}…"
-    if HOME_USER in source.read_text(encoding="utf-8", errors="replace") and written_files:
+    if HOME_USER in source.read_text(encoding="utf-8", errors="replace"):
         assert all(HOME_USER in w.read_text(encoding="utf-8") for w in written_files)
 
 
