@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from diagnosis.config.parse import MISSING, get_path
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.families import arch_from_name, family_for, table, vram_class
@@ -206,17 +207,9 @@ def choose_log(logs: Sequence[LogFacts]) -> LogFacts | None:
 
 
 def _get(data: Any, path: KeyPath) -> Any:
-    node = data
-    for part in path:
-        if isinstance(part, int):
-            if not isinstance(node, list) or not -len(node) <= part < len(node):
-                return None
-            node = node[part]
-        else:
-            if not isinstance(node, dict) or part not in node:
-                return None
-            node = node[part]
-    return node
+    """The value at `path`, None when a step is missing (a present null reads the same)."""
+    value = get_path(data, path)
+    return None if value is MISSING else value
 
 
 class _Config:
@@ -239,15 +232,7 @@ class _Config:
         return path
 
     def has(self, path: KeyPath) -> bool:
-        node: Any = self.proc
-        for part in self.real(path):
-            if isinstance(part, int):
-                if not isinstance(node, list) or not 0 <= part < len(node):
-                    return False
-            elif not isinstance(node, dict) or part not in node:
-                return False
-            node = node[part]
-        return True
+        return get_path(self.proc, self.real(path)) is not MISSING
 
     def raw(self, path: KeyPath) -> Any:
         return _get(self.proc, self.real(path))
