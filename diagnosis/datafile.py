@@ -15,16 +15,15 @@ import importlib.util
 import zlib
 from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # holds the `diagnosis` and `locales` packages
 DATA_DIR = PACKAGE_ROOT / "diagnosis" / "data"
 SNAPSHOTS = "diagnosis._snapshots"
 
 
-def load_data(stream: str | IO[str]) -> Any:
+def load_data(text: str) -> Any:
     """The parsed YAML; a fresh object on every call (callers may change what they get)."""
-    text = stream if isinstance(stream, str) else stream.read()
     snapshot = _snapshot(text)
     if snapshot is not None:
         return snapshot
