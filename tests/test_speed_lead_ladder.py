@@ -95,7 +95,9 @@ def test_a_key_behind_an_alias_is_never_offered_as_a_corrected_file() -> None:
     # The data-level fix sets train.gradient_checkpointing; the text holding it is the anchor, which
     # `base` shares. Whatever text the planner writes, it must parse to exactly the checked data, so a
     # corrected file that also changes `base` (or fails to change `train`) is not offered.
-    report = diagnose([SHARED_TRAIN])
+    report = diagnose([SHARED_TRAIN], steps=None)
+    # The case must reach the planner: a ladder without the GC step would pass the loop vacuously.
+    assert report.ladder and report.ladder[0].edits and "gc_off" in report.ladder[0].rule_ids
     for step in report.ladder:
         if step.corrected_config is None:
             continue
