@@ -20,8 +20,9 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 def test_json_output_follows_the_design_contract() -> None:
     code, out, _ = run("check", str(EXAMPLES / "flux_lora_24gb_gc_off.yaml"), "--format", "json")
-    assert code in (EXIT_CLEAN, EXIT_FINDINGS)
+    assert code == EXIT_FINDINGS  # gradient checkpointing is off in this example
     data = json.loads(out)
+    assert data["findings"]
     for key in ("findings", "not_oom", "corrected_config", "diff", "language", "facts"):
         assert key in data
     for key in ("phase", "step", "oom_kind", "gpu_total_gib", "family"):
@@ -54,7 +55,7 @@ def test_unknown_subcommand_is_a_usage_error() -> None:
 def test_unknown_rule_is_a_usage_error() -> None:
     code, _, err = run("explain", "no_such_rule")
     assert code == EXIT_USAGE
-    assert err.strip()
+    assert "no_such_rule" in err
 
 
 def test_every_corpus_input_answers_in_json_without_a_traceback() -> None:
@@ -72,6 +73,7 @@ def test_fix_never_overwrites_without_in_place(tmp_path: Path) -> None:
     before = config.read_bytes()
     run("check", str(config), "--fix")
     assert config.read_bytes() == before
+    assert (tmp_path / "job.fixed.yaml").read_bytes() != before  # the fix went beside it
 
 
 def test_absurd_gpu_vram_is_a_usage_error_in_both_languages() -> None:
@@ -89,7 +91,7 @@ def test_a_sensible_gpu_vram_is_accepted() -> None:
     code, out, _ = run(
         "check", str(EXAMPLES / "flux_lora_24gb_gc_off.yaml"), "--gpu-vram", "16", "--format", "json"
     )
-    assert code in (EXIT_CLEAN, EXIT_FINDINGS)
+    assert code == EXIT_FINDINGS
     assert json.loads(out)["facts"]["vram_gib"] == 16
 
 
