@@ -130,7 +130,9 @@ class DiagnosisEngine:
         return scrub(text, source)[0]
 
     def kinds(self, text: str) -> InputKinds:
-        return kinds_of_report(self.diagnose([text], locale=None, gpu_vram_gib=None, sources=["message"]))
+        # Only what the text holds matters here: no step needs its corrected config written.
+        report = self.diagnose([text], locale=None, gpu_vram_gib=None, sources=["message"], steps=0)
+        return kinds_of_report(report)
 
     def rules_text(self, lang: str) -> str:
         return render.render_rules(lang)

@@ -114,3 +114,23 @@ def test_complements() -> None:
     assert complements(config, log) and complements(log, config)
     assert not complements(config, config) and not complements(log, log)
     assert not complements(both, log) and not complements(config, both) and not complements(none, log)
+
+
+def test_the_real_engine_tells_configs_logs_and_chat_apart() -> None:
+    from bot.engine import DiagnosisEngine, InputKinds
+    from tests.conftest import EXAMPLES
+
+    engine = DiagnosisEngine()
+    config = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    log = (EXAMPLES / "flux_lora_24gb_oom.log").read_text(encoding="utf-8")
+    cases = {
+        config: InputKinds(True, False),
+        log: InputKinds(False, True),
+        config + "\n" + log: InputKinds(True, True),
+        "thanks, it trains fine now": InputKinds(False, False),
+    }
+    for text, kinds in cases.items():
+        assert engine.kinds(text) == kinds
+        # The kinds come from a diagnosis that writes no corrected config; a full one agrees.
+        full = engine.diagnose([text], locale=None, gpu_vram_gib=None, sources=["message"])
+        assert kinds_of_report(full) == kinds
