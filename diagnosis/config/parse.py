@@ -54,10 +54,8 @@ _PY_SCAN_BRACKETS = 400
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUES = frozenset({"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 _FALSES = frozenset({"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
-_INT_DEC = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
-_INT_BIN = re.compile(r"[-+]?0b[01_]+")
-_INT_OCT = re.compile(r"[-+]?0[0-7_]+")
-_INT_HEX = re.compile(r"[-+]?0x[0-9a-fA-F_]+")
+# YAML 1.1 integers: decimal, binary, octal, hexadecimal (fullmatch tries each alternative).
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)|[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+")
 _FLOAT = re.compile(
     r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?"
     r"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+"  # AI Toolkit's loader reads `1e-4` as a float
@@ -106,10 +104,7 @@ def resolve_plain(text: str) -> Any:
     first = text[0]
     if first not in "-+0123456789.":
         return text
-    if _INT_DEC.fullmatch(text) or _INT_BIN.fullmatch(text) or _INT_HEX.fullmatch(text):
-        number = _to_int(text)
-        return text if number is None else number
-    if _INT_OCT.fullmatch(text):
+    if _INT.fullmatch(text):
         number = _to_int(text)
         return text if number is None else number
     if _FLOAT.fullmatch(text) or _INF.fullmatch(text) or _NAN.fullmatch(text):
