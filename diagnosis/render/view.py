@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnosis.models import Applicability, Finding, LadderStep, OomEvent, Phase, Report, Severity
+from diagnosis.models import Applicability, Finding, LadderStep, OomEvent, OomKind, Phase, Report, Severity
 
 MAX_EVIDENCE = 6
 MAX_EXCERPT_LINES = 40
@@ -22,7 +22,7 @@ ATTACH_PREFIX = "config"
 
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _NOT_A_CAUSE = {"secret_in_input", "input_incomplete"}
-_HOST_KINDS = {"host_killed", "host_alloc", "memory_error", "windows_pagefile", "shm"}
+_HOST_KINDS = {kind.value for kind in OomKind if kind.on_host}  # Facts.oom_kind is the value
 _GC_RULES = {"gc_off", "risky_family_gc_off"}
 _USER_MARKERS = ("/home/USER", "/Users/USER", "\\Users\\USER", "Users\\\\USER", ":/Users/USER")
 EVIDENCE_MAX = 200
