@@ -36,7 +36,7 @@ from bot.inputs import (
 )
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
-from bot.send import NO_MENTIONS, from_reply
+from bot.send import NO_MENTIONS, from_reply, say_privately
 from bot.settings import BotSettings
 from bot.store import Answer, Case, GuildSettings, Store
 from bot.translator import CatalogueTranslator
@@ -414,12 +414,7 @@ class OomBot(commands.Bot):
 
     async def apologize(self, interaction: discord.Interaction) -> None:
         try:
-            lang = await self.ui_language(interaction)
-            text = self.t("apology", lang)
-            if interaction.response.is_done():
-                await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
-            else:
-                await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+            await say_privately(interaction, self.t("apology", await self.ui_language(interaction)))
         except (discord.HTTPException, discord.RateLimited):
             log.warning("could not send the apology for interaction %s", interaction.id)
 

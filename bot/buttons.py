@@ -16,7 +16,7 @@ import discord
 from bot.inputs import Gathered, SourcedText
 from bot.permissions import interaction_is_moderator
 from bot.request import Request
-from bot.send import NO_MENTIONS
+from bot.send import say_privately
 from bot.store import Case
 from bot.views import ButtonAction
 
@@ -40,13 +40,6 @@ async def on_button(bot: OomBot, interaction: discord.Interaction, action: Butto
         await bot.apologize(interaction)
 
 
-async def _ephemeral(interaction: discord.Interaction, text: str) -> None:
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
-    else:
-        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
-
-
 async def _dispatch(bot: OomBot, interaction: discord.Interaction, action: ButtonAction) -> None:
     message = interaction.message
     if message is None:
@@ -60,19 +53,19 @@ async def _dispatch(bot: OomBot, interaction: discord.Interaction, action: Butto
         await bot.db(
             bot.store.record_feedback, message.id, interaction.user.id, action.action == "up", time.time()
         )
-        await _ephemeral(interaction, bot.t("feedback_thanks", lang))
+        await say_privately(interaction, bot.t("feedback_thanks", lang))
         return
     if action.action == "del":
         if not (owner or moderator):
-            await _ephemeral(interaction, bot.t("delete_forbidden", lang))
+            await say_privately(interaction, bot.t("delete_forbidden", lang))
             return
         await interaction.response.defer()
         await interaction.delete_original_response()
         await bot.db(bot.store.forget_reply, message.id)
-        await interaction.followup.send(bot.t("deleted", lang), ephemeral=True, allowed_mentions=NO_MENTIONS)
+        await say_privately(interaction, bot.t("deleted", lang))  # a follow-up: the response was the defer
         return
     if case is None:
-        await _ephemeral(interaction, bot.t("case_expired", lang))
+        await say_privately(interaction, bot.t("case_expired", lang))
         return
     await _rerender(bot, interaction, case, action, in_place=owner or moderator)
 
@@ -99,7 +92,7 @@ async def _rerender(
     )
     report = await bot.diagnose(request, steps=step)
     if step > max(1, len(report.ladder)):
-        await _ephemeral(interaction, bot.t("no_more_steps", lang))
+        await say_privately(interaction, bot.t("no_more_steps", lang))
         return
     prepared = await bot.build(request, report, step=step, lang=lang)
     if in_place:

@@ -52,6 +52,14 @@ class Outgoing:
         }
 
 
+async def say_privately(interaction: discord.Interaction, text: str) -> None:
+    """A short ephemeral message, as the response or, once the interaction was answered, a follow-up."""
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+    else:
+        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+
 def with_notes(content: str, notes: Sequence[str]) -> str:
     """Put short notes (ignored attachments…) above the reply when they fit in one message."""
     if not notes:
