@@ -17,21 +17,12 @@ pytestmark = pytest.mark.e2e
 FIXTURES = ROOT / "tests" / "hostile" / "fixtures"
 # Token shapes (Hugging Face, Discord bot tokens) that must never come back from the bot.
 SECRET = re.compile(r"hf_[A-Za-z0-9]{20,}|[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}")
-FALLBACK = {
-    "deep_nesting.yaml": b"a:\n" + b"".join(b"  " * n + b"- \n" for n in range(1, 400)),
-    "nul_bytes.log": b"CUDA out of memory\x00\x00\x00 Tried to allocate 2.00 GiB\x00",
-    "alias_bomb.yaml": b'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n'
-    b"c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n",
-    "secret.yaml": b"config:\n  hf_token: hf_abcdefghijklmnopqrstuvwxyzABCDEF\n",
-}
 
 
 def hostile_inputs() -> list[tuple[str, bytes]]:
-    if FIXTURES.is_dir():
-        files = sorted(p for p in FIXTURES.iterdir() if p.is_file())
-        if files:
-            return [(p.name, p.read_bytes()) for p in files]
-    return sorted(FALLBACK.items())
+    if not FIXTURES.is_dir():
+        return []
+    return [(p.name, p.read_bytes()) for p in sorted(FIXTURES.iterdir()) if p.is_file()]
 
 
 def as_message_text(data: bytes) -> str:
@@ -73,5 +64,7 @@ async def test_s14_hostile_input_as_message_and_as_file(
     assert len(fake.bot_posts()) == len(expected) + 1
 
 
-def test_fixture_source_is_not_empty() -> None:
-    assert hostile_inputs(), f"no hostile inputs in {FIXTURES} and no fallback"
+def test_the_hostile_fixtures_are_there() -> None:
+    # Without them the scenario above would be parametrized over nothing and pass silently.
+    names = {name for name, _ in hostile_inputs()}
+    assert {"secrets.yaml", "secrets.log", "mentions.txt"} <= names and len(names) >= 20, sorted(names)
