@@ -1,4 +1,4 @@
-"""Inputs the scenarios post, and a probe of whether the diagnosis engine has landed."""
+"""Inputs the scenarios post and helpers they share (flags, a look into the bot's database)."""
 
 from __future__ import annotations
 
