@@ -735,7 +735,7 @@ def _closes_a_fence_first(text: str) -> bool:
     first = _fence_lines(text)[:1]
     if not first:
         return False
-    stripped = text.split("\n")[first[0]].strip()
+    stripped = text.split("\n", first[0] + 1)[first[0]].strip()
     return stripped.startswith("```") and stripped == "`" * len(stripped)
 
 
@@ -745,10 +745,11 @@ def _chains(inputs: list[_Input]) -> list[list[_Input]]:
     chains: list[list[_Input]] = []
     for item in inputs:
         previous = chains[-1] if chains else None
+        # The new input is tested first: the text before it may be a multi-megabyte log.
         if (
             previous is not None
-            and _ends_in_open_fence("\n".join(i.text for i in previous))
             and _closes_a_fence_first(item.text)
+            and _ends_in_open_fence("\n".join(i.text for i in previous))
         ):
             previous.append(item)
         else:
