@@ -71,13 +71,6 @@ def _case(name: str, filename: str, data: bytes | str, *tags: str, secrets: tupl
 # Helpers
 
 
-def with_train(extra: str) -> str:
-    """The example config with `extra` lines added at the top of its `train:` section."""
-    marker = "      train:\n"
-    assert marker in EXAMPLE_CONFIG
-    return EXAMPLE_CONFIG.replace(marker, marker + extra, 1)
-
-
 def replace_line(text: str, old: str, new: str) -> str:
     assert old in text, old
     return text.replace(old, new, 1)
