@@ -52,7 +52,7 @@ PHASE_ONLY_IN_PROSE = {
 }
 
 ACCEPTS = {
-    "latent_caching_or_dataloader": {Phase.LATENT_CACHING, Phase.TEXT_EMBEDDING_CACHING, Phase.DATALOADER},
+    "latent_caching_or_dataloader": {Phase.LATENT_CACHING, Phase.DATALOADER},
 }
 
 
