@@ -629,33 +629,33 @@ def _whole_config(lines: list[str], budget: int) -> str | None:
     return None
 
 
-def _long_log(text: str, budget: int, shapes: LineShapes | None = None) -> _Region | None:
+def _configless(shapes: LineShapes | None) -> bool:
+    """No line of the text can start a config region, as its line shapes show (False: not known)."""
+    return shapes is not None and shapes.few and not shapes.matching(_CONFIG_LINE_SHAPE.get())
+
+
+def _long_log(
+    text: str, budget: int, shapes: LineShapes | None = None, configless: bool = False
+) -> _Region | None:
     """The whole text as one log region, when that is clear without cutting it into lines.
 
     That is what the general path below makes of a text with no fence, in which no config region can
     start (so it is not one config either), and which is a log with too many lines to cut into
     paragraphs; for a multi-megabyte log, making the list of its lines would cost more than reading it.
-    `shapes` (of the text's lines, when at hand) tell the line count, and whether a config can start
-    at all, without a pass over the text.
+    `shapes` (of the text's lines, when at hand) tell the line count without a pass over the text, and
+    `configless` (from `_configless`) spares the search for a config start.
     """
-    if shapes is not None and shapes.few:
-        if len(shapes.lines) <= _MAX_PARAGRAPH_LINES:
-            return None
-        may_start_config = bool(shapes.matching(_CONFIG_LINE_SHAPE.get()))
-    elif text.count("\n") < _MAX_PARAGRAPH_LINES:
+    breaks = len(shapes.lines) - 1 if shapes is not None else text.count("\n")
+    if breaks < _MAX_PARAGRAPH_LINES or _fence_lines(text) or not is_log_text(text):
         return None
-    else:
-        may_start_config = True
-    if _fence_lines(text) or not is_log_text(text):
-        return None
-    if may_start_config and next(_config_candidates(text), None) is not None:
+    if not configless and next(_config_candidates(text), None) is not None:
         return None
     return _Region("log", 0, [], text=text)
 
 
 def _regions(text: str, budget: int, shapes: LineShapes | None = None) -> list[_Region]:
-    configless = shapes is not None and shapes.few and not shapes.matching(_CONFIG_LINE_SHAPE.get())
-    whole = _long_log(text, budget, shapes)
+    configless = _configless(shapes)
+    whole = _long_log(text, budget, shapes, configless)
     return [whole] if whole is not None else _split_regions(text, budget, configless)
 
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from diagnosis.intake import (
     _BLANK_CHUNK,
     _MAX_PARAGRAPH_LINES,
+    _configless,
     _content_end,
     _long_log,
     _Region,
@@ -56,7 +57,7 @@ def _plain(regions: list[_Region]) -> list[tuple[str, int, bool, str | None, str
 def _same(text: str, budget: int) -> None:
     fast = _long_log(text, budget)
     shapes = LineShapes(text.encode("utf-8"))
-    assert _long_log(text, budget, shapes) == fast
+    assert _long_log(text, budget, shapes, _configless(shapes)) == fast
     assert _plain(_regions(text, budget, shapes)) == _plain(_split_regions(text, budget))
     general = _split_regions(text, budget)
     if fast is None:
