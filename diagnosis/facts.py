@@ -212,6 +212,17 @@ def _get(data: Any, path: KeyPath) -> Any:
     return None if value is MISSING else value
 
 
+def _numbered_lines(doc: ConfigDoc) -> list[str]:
+    """The config's lines as its parser numbers them (the source map's `start_line`).
+
+    The YAML scanner also breaks lines at U+0085, U+2028 and U+2029, as splitlines does (the other
+    breaks of splitlines are characters YAML refuses); the JSON scanner breaks only at line feeds, and a
+    JSON string may hold those three characters raw.
+    """
+    text = doc.piece.text
+    return text.split("\n") if doc.format == "json" else text.splitlines()
+
+
 class _Config:
     """Reads one ConfigDoc: values relative to the process, evidence lines, type issues."""
 
@@ -221,7 +232,7 @@ class _Config:
         proc = _get(doc.data, doc.process_path)
         self.proc: dict[str, Any] = proc if isinstance(proc, dict) else {}
         self.with_evidence = with_evidence
-        self.lines = doc.piece.text.splitlines() if with_evidence else []
+        self.lines = _numbered_lines(doc) if with_evidence else []
         self.bare = _bare_section(self.proc) if doc.shape == ConfigShape.FRAGMENT else None
         facts.bare_section = self.bare
 

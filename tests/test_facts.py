@@ -125,6 +125,19 @@ def test_evidence_points_at_the_input_line() -> None:
     assert f.paths["batch_size"] == ("train", "batch_size")
 
 
+def test_json_evidence_quotes_the_line_the_parser_numbers() -> None:
+    # A raw U+2028 inside a JSON string breaks no line for the JSON scanner; a split that broke there
+    # quoted the line before the key.
+    text = (
+        '{\n  "sample": {"prompts": ["a\u2028b"]},\n  "train": {\n    "batch_size": 1,\n'
+        '    "gradient_checkpointing": false\n  }\n}\n'
+    )
+    doc = parse_config(Piece(PieceKind.CONFIG_JSON, text, "job.json", 0, 0))
+    f = build_facts(Intake(pieces=[doc.piece], prose="", language_hint=None), [doc], [], None)
+    ev = f.evidence["gradient_checkpointing"]
+    assert (ev.line, ev.text) == (5, '"gradient_checkpointing": false')
+
+
 def oom_log(total_gib: float, phase: Phase = Phase.TRAINING_STEP) -> LogFacts:
     piece = Piece(PieceKind.LOG, "x", "log.txt", 0, 0)
     event = OomEvent(OomKind.CUDA_ALLOC, LogLine(1, "CUDA out of memory"), total_bytes=int(total_gib * GIB))
