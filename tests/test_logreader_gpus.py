@@ -26,6 +26,9 @@ NAMED = [
     ("L40S", "L40S", 48.0),
     ("card is a 6000 RTX PRO 96GB RAM", "RTX PRO 6000", 96.0),
     ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada", 48.0),
+    ("NVIDIA Quadro RTX 6000", "Quadro RTX 6000", 24.0),  # brand words that are part of a row's name
+    ("Quadro RTX 6000 24GB", "Quadro RTX 6000", 24.0),
+    ("RTX 6000", "RTX 6000 Ada", 48.0),
     ("rtx4090", "RTX 4090", 24.0),
     ("a RTX 2000E with only 16 GB VRAM", "RTX 2000 Ada", 16.0),
     ("Tesla T4", "T4", 16.0),

@@ -100,8 +100,10 @@ GPU_TABLE: tuple[GpuModel, ...] = (
 )
 
 # Brand words that may precede the model ("NVIDIA GeForce RTX 4090"); each is a plain literal, so the
-# bounded repetition cannot backtrack badly.
-_PREFIX = r"(?:(?:nvidia|geforce|rtx|gtx|quadro|tesla|radeon|amd|rx)[\s_-]*){0,3}"
+# bounded repetition cannot backtrack badly. As few as possible are taken (lazy): a row whose own
+# pattern starts with a brand word ("quadro rtx 6000") is tried before the prefix eats that word and
+# leaves the text to a shorter row ("rtx 6000").
+_PREFIX = r"(?:(?:nvidia|geforce|rtx|gtx|quadro|tesla|radeon|amd|rx)[\s_-]*){0,3}?"
 _ALTERNATION = "|".join(f"(?P<g{i}>{row.pattern})" for i, row in enumerate(GPU_TABLE))
 # Not inside a number or a word, and not a step counter, resolution, percentage or decimal.
 # Compiled when a known model number first turns up (the case-insensitive table takes milliseconds).
