@@ -257,3 +257,15 @@ def test_japanese_secret_sentence_names_the_kinds_first() -> None:
     report = Report(findings=[f], ladder=[], facts=Facts(), language="ja", not_oom=False)
     text = everything(render_discord(report, lang="ja"))
     assert "Hugging Face のトークンが 2 件見つかりました。この返信には含めていません。" in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_pasted_message_is_named_in_the_reply_language_and_a_file_by_its_name(lang: str) -> None:
+    gc = finding("gc_off", ERR, MEM, [ev(7, "gradient_checkpointing: false", "message 2")])
+    batch = finding("batch_too_large", WARN, CHG, [ev(3, "batch_size: 8", "job.yaml")], batch_size=8)
+    text = everything(render_discord(Report([gc, batch], [], oom_facts(), lang, False)))
+    pasted = message("reply.evidence.message", lang, number=2)
+    assert message("reply.evidence.at_line", lang, source=pasted, line=7) in text
+    assert message("reply.evidence.at_line", lang, source="job.yaml", line=3) in text
+    if lang == "ja":
+        assert "message 2" not in text

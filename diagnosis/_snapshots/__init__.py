@@ -9,7 +9,7 @@ INDEX = {
     '2953:8c5c0ad8': 'diagnosis_data_ladder',
     '3618:b0b16c4e': 'locales_ja_bot',
     '4714:1d502cfa': 'locales_en_bot',
-    '4762:da4257b0': 'locales_ja_reply',
+    '4790:c8d7d307': 'locales_ja_reply',
     '5653:78df6fea': 'diagnosis_data_prose',
-    '6275:57cf6655': 'locales_en_reply',
+    '6305:f37e49fb': 'locales_en_reply',
 }

@@ -26,6 +26,8 @@ _HOST_KINDS = {kind.value for kind in OomKind if kind.on_host}  # Facts.oom_kind
 _GC_RULES = {"gc_off", "risky_family_gc_off"}
 _USER_MARKERS = ("/home/USER", "/Users/USER", "\\Users\\USER", "Users\\\\USER", ":/Users/USER")
 EVIDENCE_MAX = 200
+# How intake and the bot name a pasted message (models.Piece.source): the reply says it in its language.
+_MESSAGE_SOURCE = re.compile(r"message (\d{1,4})")
 
 
 @dataclass
@@ -35,6 +37,7 @@ class EvidenceLine:
     source: str
     line: int | None
     text: str
+    message: int | None = None  # N when the source is the Nth pasted message ("message N")
 
 
 @dataclass
@@ -177,7 +180,9 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
             if key in seen or not ev.text.strip():
                 continue
             seen.add(key)
-            out.append(EvidenceLine(ev.source, ev.line, shorten(ev.text.strip().strip("`").strip())))
+            text = shorten(ev.text.strip().strip("`").strip())
+            pasted = _MESSAGE_SOURCE.fullmatch(ev.source)
+            out.append(EvidenceLine(ev.source, ev.line, text, int(pasted.group(1)) if pasted else None))
     return [e for e in out if e.text][:MAX_EVIDENCE]
 
 
