@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagnosis.logreader.gpus import vram_of_gpu_name
+from diagnosis.logreader.gpus import GPU_TABLE, GpuModel, vram_of_gpu_name
 
 NAMED = [
     ("4090", "RTX 4090", 24.0),
@@ -28,6 +28,7 @@ NAMED = [
     ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada", 48.0),
     ("NVIDIA Quadro RTX 6000", "Quadro RTX 6000", 24.0),  # brand words that are part of a row's name
     ("Quadro RTX 6000 24GB", "Quadro RTX 6000", 24.0),
+    ("|   0  NVIDIA TITAN RTX     Off |", "Titan RTX", 24.0),
     ("RTX 6000", "RTX 6000 Ada", 48.0),
     ("rtx4090", "RTX 4090", 24.0),
     ("a RTX 2000E with only 16 GB VRAM", "RTX 2000 Ada", 16.0),
@@ -76,3 +77,10 @@ def test_first_named_card_wins() -> None:
 
 def test_stated_size_outside_the_card_sizes_is_ignored() -> None:
     assert vram_of_gpu_name("4090 128GB RAM") == ("RTX 4090", 24.0)
+
+
+@pytest.mark.parametrize("row", GPU_TABLE, ids=lambda row: row.name)
+def test_every_row_is_found_by_its_own_name(row: GpuModel) -> None:
+    """No row is shadowed by another or missed by the scan (which starts from model numbers and words)."""
+    for text in (row.name, f"NVIDIA {row.name}", f"my {row.name.upper()} card"):
+        assert vram_of_gpu_name(text) == (row.name, float(row.gb)), text

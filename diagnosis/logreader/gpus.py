@@ -123,7 +123,9 @@ _MAX_SCAN_CHARS = 1_000_000
 # Every model number in the table. Trying the full pattern (dozens of alternatives) at every position is
 # slow, so the scan first finds a known model number and tries the pattern only in a window around it.
 _MODEL_NUMBERS = frozenset(number for row in GPU_TABLE for number in re.findall(r"\d+", row.pattern))
-_NUMBER = re.compile(r"(?<![\d.:/])\d{1,4}(?![\d./%])")
+# A row without a model number ("Titan RTX") is found from its whole pattern instead.
+_NUMBERLESS = "|".join(row.pattern for row in GPU_TABLE if not re.search(r"\d", row.pattern))
+_ANCHOR = re.compile(r"(?<![\d.:/])\d{1,4}(?![\d./%])|(?i:" + _NUMBERLESS + ")")
 _COUNT_WORDS_BEFORE = frozenset(
     {"step", "steps", "epoch", "epochs", "iteration", "iterations", "iter", "line", "port", "pid", "process"}
     | {"width", "height", "resolution", "size", "batch", "rank", "of", "#", "issue", "pr", "commit", "x"}
@@ -142,12 +144,14 @@ def vram_of_gpu_name(text: str) -> tuple[str, float] | None:
     if not text:
         return None
     scan = text[:_MAX_SCAN_CHARS]
-    for number in _NUMBER.finditer(scan):
-        at = number.start()
-        digits = number.group()
-        if digits not in _MODEL_NUMBERS or (len(digits) < 4 and not (at and scan[at - 1].isalpha())):
+    for anchor in _ANCHOR.finditer(scan):
+        at = anchor.start()
+        found = anchor.group()
+        if found[0].isdigit() and (
+            found not in _MODEL_NUMBERS or (len(found) < 4 and not (at and scan[at - 1].isalpha()))
+        ):
             continue  # short model numbers only exist glued to a letter: A100, L40S, T4
-        for match in _NAME_RE.finditer(scan, max(0, at - _BEFORE), number.end() + _AFTER):
+        for match in _NAME_RE.finditer(scan, max(0, at - _BEFORE), anchor.end() + _AFTER):
             if match.start() <= at < match.end() and match.lastgroup is not None:
                 if match.group().isdigit() and _counts_something(scan, match.start(), match.end()):
                     break
