@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from diagnosis.logreader.lines import ERROR_RUNNING_JOB
 from diagnosis.logreader.units import SIZE, to_bytes
 from diagnosis.models import OomEvent, OomKind, OtherProcess
 
@@ -60,7 +61,6 @@ _MEMORY_ERROR = re.compile(r"^\s{0,8}(?:[A-Za-z_][\w.]{0,200})?(?<!OutOf)MemoryE
 
 _BNB = re.compile(r"Error out of memory at line \d{1,9} in file ")
 _ALLOCATORS = (("CUDA", OomKind.CUDA_ALLOC), ("HIP", OomKind.HIP), ("XPU", OomKind.XPU))
-_ERROR_RUNNING_JOB = "Error running job: "
 
 CAUGHT_BANNER = "OOM during training step, skipping batch"
 ABORT_AFTER_CAUGHT = "OOM during training step 3 times in a row"
@@ -176,8 +176,7 @@ def _host_killed(line: str) -> ParsedOom | None:
 def message_head(line: str) -> str:
     """The message a line carries once quoting, `Error running job: ` and an exception class are removed."""
     text = line.strip().lstrip("`'\"> ")
-    if text.startswith(_ERROR_RUNNING_JOB):
-        text = text[len(_ERROR_RUNNING_JOB) :]
+    text = text.removeprefix(ERROR_RUNNING_JOB)
     exception = _EXCEPTION_PREFIX.match(text)
     return text[exception.end() :] if exception else text
 
@@ -257,8 +256,7 @@ def parse_oom(line: str) -> ParsedOom | None:
 def _is_unrecognised_oom_headline(line: str) -> bool:
     """An exception line about memory in no known wording ("RuntimeError: … out of memory")."""
     text = line.strip()
-    if text.startswith(_ERROR_RUNNING_JOB):
-        text = text[len(_ERROR_RUNNING_JOB) :]
+    text = text.removeprefix(ERROR_RUNNING_JOB)
     if not _EXCEPTION_PREFIX.match(text):
         return False
     lowered = text.lower()

@@ -36,7 +36,6 @@ _TIMESTAMP = re.compile(
 _TIMESTAMP_FIRST = frozenset("[0123456789")
 _RUNNING_JOB = "# Running job: "
 _LAST_LOG_LINE = "Last log line: "
-_ERROR_RUNNING_JOB = "Error running job: "
 
 _MARK_PHASES: dict[Mark, Phase] = {
     Mark.MODEL_LOAD: Phase.MODEL_LOAD,
@@ -314,8 +313,8 @@ class _Reader:
         ):
             return
         headline: str | None = None
-        if stripped.startswith(_ERROR_RUNNING_JOB):
-            headline = stripped[len(_ERROR_RUNNING_JOB) :].strip() or None
+        if stripped.startswith(ERROR_RUNNING_JOB):
+            headline = stripped[len(ERROR_RUNNING_JOB) :].strip() or None
         elif errors.exception_headline(text) is not None or oom.message_head(text).startswith(
             ("CUDA error: ", "HIP error: ", "terminate called after throwing")
         ):
