@@ -104,6 +104,23 @@ def step(number: int, f: Finding, corrected: str | None) -> LadderStep:
     return LadderStep(number, [f.rule_id], f.edits, corrected, None, corrected is not None)
 
 
+def logged_oom(
+    findings: list[Finding],
+    ladder: list[LadderStep],
+    facts: Facts,
+    lang: str,
+    event: OomEvent | None,
+    config: ConfigDoc | None = None,
+    **report: Any,
+) -> Report:
+    """A report of a log that ran out of memory: the log stopped where the facts say (phase, step),
+    and the facts say a config was read exactly when there is one."""
+    facts.has_log = facts.has_oom = True
+    facts.has_config = facts.config_parsed = config is not None
+    log = log_facts(facts.phase, facts.step, event)
+    return Report(findings, ladder, facts, lang, False, config, log, **report)
+
+
 # --------------------------------------------------------------------------------------------------
 
 
@@ -145,10 +162,6 @@ def flux_gc_off_step2() -> Report:
     fixed_gc = swap(text, ("gradient_checkpointing: false", "gradient_checkpointing: true"))
     fixed_batch = swap(fixed_gc, ("batch_size: 4", "batch_size: 1"))
     facts = Facts(
-        has_config=True,
-        config_parsed=True,
-        has_log=True,
-        has_oom=True,
         family="flux",
         family_label="FLUX.1-dev",
         vram_gib=24,
@@ -161,15 +174,8 @@ def flux_gc_off_step2() -> Report:
         step=2,
     )
     event = cuda_oom(2.0, 40, 23.55, 22.9)
-    return Report(
-        [gc, batch, bucket],
-        [step(1, gc, fixed_gc), step(2, batch, fixed_batch), step(3, bucket, None)],
-        facts,
-        "en",
-        False,
-        config_doc(text),
-        log_facts(Phase.TRAINING_STEP, 2, event),
-    )
+    ladder = [step(1, gc, fixed_gc), step(2, batch, fixed_batch), step(3, bucket, None)]
+    return logged_oom([gc, batch, bucket], ladder, facts, "en", event, config_doc(text))
 
 
 def zimage_gc_off_json() -> Report:
@@ -196,10 +202,6 @@ def zimage_gc_off_json() -> Report:
     )
     fixed = swap(text, ('"gradient_checkpointing": false', '"gradient_checkpointing": true'))
     facts = Facts(
-        has_config=True,
-        config_parsed=True,
-        has_oom=True,
-        has_log=True,
         family="zimage",
         family_label="Z-Image Turbo",
         vram_gib=24,
@@ -211,15 +213,8 @@ def zimage_gc_off_json() -> Report:
         phase=Phase.TRAINING_STEP,
         step=1,
     )
-    return Report(
-        [gc, bucket],
-        [step(1, gc, fixed), step(2, bucket, None)],
-        facts,
-        "ja",
-        False,
-        config_doc(text, fmt),
-        log_facts(Phase.TRAINING_STEP, 1, None),
-    )
+    ladder = [step(1, gc, fixed), step(2, bucket, None)]
+    return logged_oom([gc, bucket], ladder, facts, "ja", None, config_doc(text, fmt))
 
 
 def qwen_first_preview() -> Report:
@@ -243,10 +238,6 @@ def qwen_first_preview() -> Report:
     )
     fixed = swap(text, ("width: 1536", "width: 1024"), ("height: 1536", "height: 1024"))
     facts = Facts(
-        has_config=True,
-        config_parsed=True,
-        has_log=True,
-        has_oom=True,
         family="qwen_image",
         family_label="Qwen-Image 2512",
         vram_gib=32,
@@ -254,15 +245,7 @@ def qwen_first_preview() -> Report:
         phase=Phase.FIRST_SAMPLE,
     )
     event = cuda_oom(4.5, 1200, 31.36, 29.6)
-    return Report(
-        [preview],
-        [step(1, preview, fixed)],
-        facts,
-        "en",
-        False,
-        config_doc(text),
-        log_facts(Phase.FIRST_SAMPLE, None, event),
-    )
+    return logged_oom([preview], [step(1, preview, fixed)], facts, "en", event, config_doc(text))
 
 
 def wan_low_vram_loading() -> Report:
@@ -278,10 +261,6 @@ def wan_low_vram_loading() -> Report:
     )
     fixed = swap(text, ("low_vram: false", "low_vram: true"))
     facts = Facts(
-        has_config=True,
-        config_parsed=True,
-        has_log=True,
-        has_oom=True,
         family="wan22_14b",
         family_label="Wan 2.2 T2V 14B",
         vram_gib=24,
@@ -289,15 +268,7 @@ def wan_low_vram_loading() -> Report:
         phase=Phase.MODEL_LOAD,
     )
     event = cuda_oom(0.27, 110, 23.64, 23.1)
-    return Report(
-        [low],
-        [step(1, low, fixed)],
-        facts,
-        "en",
-        False,
-        config_doc(text),
-        log_facts(Phase.MODEL_LOAD, None, event),
-    )
+    return logged_oom([low], [step(1, low, fixed)], facts, "en", event, config_doc(text))
 
 
 def kontext_secret() -> Report:
@@ -318,10 +289,6 @@ def kontext_secret() -> Report:
     )
     fixed = swap(text, ("resolution: [ 512, 768, 1024 ]", "resolution: [ 512, 768 ]"))
     facts = Facts(
-        has_config=True,
-        config_parsed=True,
-        has_log=True,
-        has_oom=True,
         family="flux_kontext",
         family_label="FLUX.1 Kontext",
         vram_gib=24,
@@ -330,16 +297,9 @@ def kontext_secret() -> Report:
         phase=Phase.TRAINING_STEP,
         step=1,
     )
-    return Report(
-        [secret, bucket],
-        [step(1, bucket, fixed)],
-        facts,
-        "ja",
-        False,
-        config_doc(text),
-        log_facts(Phase.TRAINING_STEP, 1, cuda_oom(1.5, 600, 23.99, 22.1)),
-        secrets_found=1,
-    )
+    event = cuda_oom(1.5, 600, 23.99, 22.1)
+    ladder = [step(1, bucket, fixed)]
+    return logged_oom([secret, bucket], ladder, facts, "ja", event, config_doc(text), secrets_found=1)
 
 
 def yaml_tab_invalid() -> Report:
@@ -372,8 +332,6 @@ def sdxl_other_process() -> Report:
     )
     event = cuda_oom(0.5, 20, 11.76, 4.3, other_processes=[OtherProcess(4242, int(7.1 * GIB))])
     facts = Facts(
-        has_log=True,
-        has_oom=True,
         family="sdxl",
         family_label="SDXL",
         vram_gib=12,
@@ -381,9 +339,7 @@ def sdxl_other_process() -> Report:
         phase=Phase.TRAINING_STEP,
         step=15,
     )
-    return Report(
-        [other], [step(1, other, None)], facts, "en", False, None, log_facts(Phase.TRAINING_STEP, 15, event)
-    )
+    return logged_oom([other], [step(1, other, None)], facts, "en", event)
 
 
 def klein_host_ram() -> Report:
@@ -397,8 +353,6 @@ def klein_host_ram() -> Report:
         layer_offloading=True,
     )
     facts = Facts(
-        has_log=True,
-        has_oom=True,
         family="flux2_klein",
         family_label="FLUX.2 Klein 9B",
         oom_kind="host_killed",
@@ -406,9 +360,7 @@ def klein_host_ram() -> Report:
         phase=Phase.QUANTIZE,
     )
     host = OomEvent(kind=OomKind.HOST_KILLED, where=LogLine(57, "Killed"))
-    return Report(
-        [ram], [step(1, ram, None)], facts, "en", False, None, log_facts(Phase.QUANTIZE, None, host)
-    )
+    return logged_oom([ram], [step(1, ram, None)], facts, "en", host)
 
 
 def hf_gated_not_oom() -> Report:
@@ -448,8 +400,6 @@ def regression_and_fragmentation() -> Report:
         tried_gib=1.25,
     )
     facts = Facts(
-        has_log=True,
-        has_oom=True,
         family="flux2_klein",
         family_label="FLUX.2 Klein 9B",
         vram_gib=16,
@@ -459,27 +409,17 @@ def regression_and_fragmentation() -> Report:
         says_regression=True,
     )
     event = cuda_oom(1.25, 300, 15.47, 14.9, reserved_unallocated_bytes=int(6.2 * GIB))
-    return Report(
-        [reg, frag],
-        [step(1, reg, None), step(2, frag, None)],
-        facts,
-        "en",
-        False,
-        None,
-        log_facts(Phase.TRAINING_STEP, 350, event),
-        [Note("vram_assumed", {"gib": 16})],
-    )
+    ladder = [step(1, reg, None), step(2, frag, None)]
+    return logged_oom([reg, frag], ladder, facts, "en", event, notes=[Note("vram_assumed", {"gib": 16})])
 
 
 def windows_pagefile() -> Report:
     f = finding(
         "windows_pagefile", ERR, ADV, [ev(40, "OSError: [WinError 1455] The paging file is too small")]
     )
-    facts = Facts(
-        has_log=True, has_oom=True, oom_kind="windows_pagefile", os="windows", phase=Phase.MODEL_LOAD
-    )
+    facts = Facts(oom_kind="windows_pagefile", os="windows", phase=Phase.MODEL_LOAD)
     event = OomEvent(kind=OomKind.WINDOWS_PAGEFILE, where=LogLine(40, "OSError: [WinError 1455]"))
-    return Report([f], [step(1, f, None)], facts, "ja", False, None, log_facts(Phase.MODEL_LOAD, None, event))
+    return logged_oom([f], [step(1, f, None)], facts, "ja", event)
 
 
 def config_only_risk() -> Report:
