@@ -7,7 +7,7 @@ import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, get_args
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -60,9 +60,19 @@ PROBLEM_KEYS = {
 PROBLEM_FALLBACK = "check_config.problem.other"
 
 
+def _choices(field: str, lang: str, say: Say) -> str | None:
+    """The values a Literal setting accepts, listed in the user's language (pydantic's `expected` is
+    English: "'ja' or 'en'")."""
+    info = BotSettings.model_fields.get(field)
+    values = get_args(info.annotation) if info is not None else ()
+    return say("check_config.choices_separator", lang).join(map(str, values)) if values else None
+
+
 def _problem_text(problem: ErrorDetails, lang: str, say: Say) -> str:
     kind = problem["type"]
     params = {name: str(value) for name, value in problem.get("ctx", {}).items()}
+    if kind == "literal_error" and problem["loc"]:
+        params["expected"] = _choices(str(problem["loc"][0]), lang, say) or params.get("expected", "")
     key = PROBLEM_KEYS.get(kind)
     if key is None:
         return say(PROBLEM_FALLBACK, lang, type=kind)

@@ -116,10 +116,11 @@ def test_invalid_values_are_explained_in_the_chosen_language(
     if lang == "ja":
         assert by_name["OOMCHECK_HISTORY_DEPTH"] == "1 以上にしてください。"
         assert by_name["OOMCHECK_ENGINE_WORKERS"] == "32 以下にしてください。"
-        assert by_name["OOMCHECK_DEFAULT_LANGUAGE"] == "'ja' or 'en' のいずれかを指定してください。"
+        assert by_name["OOMCHECK_DEFAULT_LANGUAGE"] == "ja、en のいずれかを指定してください。"
     else:
         assert by_name["OOMCHECK_HISTORY_DEPTH"] == "must be 1 or more."
         assert by_name["OOMCHECK_GUILD_IDS"] == "must be a whole number."
+        assert by_name["OOMCHECK_DEFAULT_LANGUAGE"] == "must be one of ja, en."
 
 
 def test_an_unmapped_error_type_falls_back_to_a_generic_text(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,7 +133,7 @@ def test_an_unmapped_error_type_falls_back_to_a_generic_text(monkeypatch: pytest
         [{"type": "string_too_long", "loc": errors[0]["loc"], "input": "x", "ctx": {"max_length": 3}}],
     )
     lines = invalid_lines(renamed, "ja")
-    assert lines[1] == "  OOMCHECK_HISTORY_DEPTH: 正しい値ではありません (string_too_long)。"
+    assert lines[1] == "  OOMCHECK_HISTORY_DEPTH: 正しい値ではありません（string_too_long）。"
 
 
 def test_check_lines_missing_token(tmp_path: Path) -> None:
