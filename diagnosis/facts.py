@@ -684,8 +684,7 @@ _SAID: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _read_prose(hints: ProseHints, text: str, facts: Facts, *, situational: bool) -> None:
-    facts.user_text = text
+def _read_prose(hints: ProseHints, facts: Facts, *, situational: bool) -> None:
     if hints.regression:
         facts.says_regression = True
         facts.evidence["user_regression"] = user_evidence(hints.regression)
@@ -729,11 +728,11 @@ def build_facts(
         hints = read_prose(intake.prose)
     if situational:
         _read_logs(logs, facts)
-        _read_prose(hints, intake.prose, facts, situational=True)
+        _read_prose(hints, facts, situational=True)
         stated = gpu_vram_gib if gpu_vram_gib is not None else hints.vram_gib
         _read_vram(logs, facts, intake.prose, stated)
     else:
-        _read_prose(hints, intake.prose, facts, situational=False)
+        _read_prose(hints, facts, situational=False)
         _stated_or_assumed(facts, gpu_vram_gib)
     facts.has_oom = (
         facts.fatal is not None

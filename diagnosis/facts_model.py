@@ -103,7 +103,6 @@ class Facts:
 
     # --- the user's words
     says_regression: bool = False  # "worked before the update", 「アップデート後」…
-    user_text: str = ""
 
     # --- where each value came from, for evidence: fact name → evidence
     evidence: dict[str, Evidence] = field(default_factory=dict)
