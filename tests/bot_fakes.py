@@ -38,19 +38,7 @@ from diagnosis.models import (
     Report,
     Severity,
 )
-
-
-@dataclass
-class FakeReplyFile:
-    name: str
-    data: bytes
-
-
-@dataclass
-class FakeReply:
-    content: str
-    embeds: list[dict[str, Any]] = field(default_factory=list)
-    files: list[FakeReplyFile] = field(default_factory=list)
+from diagnosis.render.discord import DiscordReply, ReplyFile
 
 
 class FakeEngine:
@@ -87,12 +75,12 @@ class FakeEngine:
         language = locale or ("ja" if re.search(r"[ぁ-ん]", text) else "en")
         return Report(findings, ladder, Facts(), language, False, config=config, log=log)
 
-    def render(self, report: Report, *, lang: str, step: int) -> FakeReply:
+    def render(self, report: Report, *, lang: str, step: int) -> DiscordReply:
         ids = ",".join(f.rule_id for f in report.findings) or "none"
-        return FakeReply(
+        return DiscordReply(
             content=f"[{lang}] step {step}: {ids}",
             embeds=[{"title": "oomcheck", "description": "d"}],
-            files=[FakeReplyFile("fixed.yaml", b"train: {}\n")] if report.config else [],
+            files=[ReplyFile("fixed.yaml", b"train: {}\n")] if report.config else [],
         )
 
     def message(self, key: str, lang: str, **params: object) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import discord
 
 from bot.send import CONTENT_LIMIT, NO_MENTIONS, Outgoing, from_reply, from_text, with_notes
-from tests.bot_fakes import FakeReply, FakeReplyFile
+from diagnosis.render.discord import DiscordReply, ReplyFile
 
 
 def test_no_mentions_ever() -> None:
@@ -14,7 +14,7 @@ def test_no_mentions_ever() -> None:
 
 
 def test_reply_becomes_discord_objects_each_time() -> None:
-    reply = FakeReply("hello", [{"title": "t", "description": "d"}], [FakeReplyFile("fixed.yaml", b"a: 1\n")])
+    reply = DiscordReply("hello", [{"title": "t", "description": "d"}], [ReplyFile("fixed.yaml", b"a: 1\n")])
     out = from_reply(reply)
     first, second = out.send_kwargs(), out.send_kwargs()
     assert first["content"] == "hello"
