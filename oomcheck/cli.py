@@ -65,9 +65,24 @@ class _HelpKey(str):
     __slots__ = ()
 
 
+def _terminal_columns() -> int:
+    """The width argparse would ask `shutil` for. argparse builds a formatter for every argument it
+    adds, and importing `shutil` (with bz2, lzma and fnmatch) for that cost a `check` run 3 ms."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+        if columns > 0:
+            return columns
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 class _HelpFormatter(argparse.HelpFormatter):
     def __init__(self, prog: str, *, lang: str) -> None:
-        super().__init__(prog)
+        super().__init__(prog, width=_terminal_columns() - 2)  # argparse's own margin
         self._lang = lang
 
     def _text(self, text: str) -> str:
@@ -80,7 +95,16 @@ class _HelpFormatter(argparse.HelpFormatter):
         super().add_text(None if text is None else self._text(text))
 
 
-def _build_parser(lang: str) -> argparse.ArgumentParser:
+_COMMANDS = ("check", "rules", "explain", "bot")
+
+
+def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser; with `only`, the sub-command `only` alone.
+
+    A run names its command first, and argparse parses nothing of the other sub-commands, but building
+    them (a formatter per argument, a catalogue of argparse's own messages per parser) was a tenth of
+    the start-up of `oomcheck check`. Top-level help and a mistyped command get the whole parser.
+    """
     # Every help text comes from the catalogue; reading it costs a YAML load that a plain
     # `oomcheck check` never needs, so the parser carries keys and the formatter resolves them.
     formatter = functools.partial(_HelpFormatter, lang=lang)
@@ -95,25 +119,29 @@ def _build_parser(lang: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="oomcheck", description=h("description"), formatter_class=formatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    check = add_parser("check")
-    check.add_argument("paths", nargs="+", help=h("paths"))
-    check.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
-    check.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=h("format"))
-    check.add_argument("--gpu-vram", type=float, metavar="GIB", help=h("gpu_vram"))
-    check.add_argument("--diff", action="store_true", help=h("diff"))
-    check.add_argument("--fix", action="store_true", help=h("fix"))
-    check.add_argument("--in-place", action="store_true", help=h("in_place"))
+    if only in (None, "check"):
+        check = add_parser("check")
+        check.add_argument("paths", nargs="+", help=h("paths"))
+        check.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
+        check.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=h("format"))
+        check.add_argument("--gpu-vram", type=float, metavar="GIB", help=h("gpu_vram"))
+        check.add_argument("--diff", action="store_true", help=h("diff"))
+        check.add_argument("--fix", action="store_true", help=h("fix"))
+        check.add_argument("--in-place", action="store_true", help=h("in_place"))
 
-    rules = add_parser("rules")
-    rules.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
+    if only in (None, "rules"):
+        rules = add_parser("rules")
+        rules.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
 
-    explain = add_parser("explain")
-    explain.add_argument("rule_id", help=h("rule_id"))
-    explain.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
+    if only in (None, "explain"):
+        explain = add_parser("explain")
+        explain.add_argument("rule_id", help=h("rule_id"))
+        explain.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
 
-    bot = add_parser("bot")
-    bot.add_argument("--check-config", action="store_true", help=h("check_config"))
-    bot.add_argument("--health", action="store_true", help=h("health"))
+    if only in (None, "bot"):
+        bot = add_parser("bot")
+        bot.add_argument("--check-config", action="store_true", help=h("check_config"))
+        bot.add_argument("--health", action="store_true", help=h("health"))
     return parser
 
 
@@ -243,9 +271,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     `python -m oomcheck`), and the process ends when it returns."""
     out = out or sys.stdout
     err = err or sys.stderr
-    parser = _build_parser(_env_language())
+    words = sys.argv[1:] if argv is None else list(argv)
+    only = words[0] if words and words[0] in _COMMANDS else None
+    parser = _build_parser(_env_language(), only)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code else EXIT_CLEAN
     if args.command == "bot":

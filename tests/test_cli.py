@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from oomcheck.cli import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, main
+from oomcheck.cli import (
+    _COMMANDS,
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    _build_parser,
+    _terminal_columns,
+    main,
+)
 from tests.conftest import CORPUS, EXAMPLES
 
 
@@ -200,3 +210,46 @@ def test_the_reply_offers_fix_only_when_it_was_not_asked_for(tmp_path: Path) -> 
     _, fixing, _ = run("check", str(config), "--lang", "en", "--fix")
     assert "run the same command with --fix" in plain
     assert "--fix" not in fixing
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[name]  # type: ignore[no-any-return]
+    raise AssertionError("no sub-commands")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("command", _COMMANDS)
+def test_a_command_parsed_alone_reads_and_helps_as_in_the_whole_parser(
+    command: str, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `main` builds only the sub-command a run names (start-up, issue #8): its help, its usage and
+    # what it parses must be those of the whole parser.
+    monkeypatch.setenv("COLUMNS", "60")
+    whole, alone = _build_parser(lang), _build_parser(lang, only=command)
+    assert _subparser(alone, command).format_help() == _subparser(whole, command).format_help()
+    assert [name for name in _COMMANDS if name != command] == [
+        name for name in _COMMANDS if name not in _subparser_names(alone)
+    ]
+    argv = {"check": ["check", "a.yaml", "--format", "json"], "explain": ["explain", "gc_off"]}
+    words = argv.get(command, [command])
+    assert alone.parse_args(words) == whole.parse_args(words)
+
+
+def _subparser_names(parser: argparse.ArgumentParser) -> list[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return []
+
+
+@pytest.mark.parametrize("columns", ["", "0", "-3", "abc", "37", "133"])
+def test_help_is_as_wide_as_argparse_would_make_it(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The formatter asks for the width itself, without importing shutil; argparse would have asked
+    # shutil and kept two columns of margin.
+    monkeypatch.setenv("COLUMNS", columns)
+    assert _terminal_columns() == shutil.get_terminal_size().columns
+    parser = _build_parser("en")
+    plain = argparse.ArgumentParser(prog="oomcheck", description="x")
+    assert parser._get_formatter()._width == plain._get_formatter()._width  # type: ignore[attr-defined]

@@ -103,3 +103,10 @@ def test_a_config_alone_does_not_load_the_log_reader() -> None:
     assert "diagnosis.engine" in loaded
     assert not {"diagnosis.logreader.reader", "diagnosis.logreader.oom"} & loaded
     assert "diagnosis.logreader.reader" in modules_after("check", str(LOG))
+
+
+def test_checking_a_config_builds_no_help_machinery() -> None:
+    # argparse imports shutil (and bz2, lzma) to size a help text; a run that prints no help must not.
+    loaded = modules_after("check", str(CONFIG))
+    assert "diagnosis.engine" in loaded
+    assert "shutil" not in loaded
