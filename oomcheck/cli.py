@@ -74,8 +74,9 @@ def _terminal_columns() -> int:
             return columns
     except (KeyError, ValueError):
         pass
+    stdout = sys.__stdout__
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        return (os.get_terminal_size(stdout.fileno()).columns if stdout else 0) or 80
     except (AttributeError, ValueError, OSError):
         return 80
 
