@@ -13,6 +13,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:  # facts_model imports this module: the name is for type checkers only
     from diagnosis.facts_model import Facts
 
+# Immutable values are named tuples rather than frozen dataclasses: every `oomcheck check` creates
+# these classes at import, and a frozen dataclass took about 0.6 ms to create against 0.08 ms for a
+# named tuple (issue #8, start-up). Code that needs a changed copy uses `_replace`.
+
 # A path into a parsed config: mapping keys and list indexes, e.g. ("config", "process", 0, "train").
 KeyPath = tuple[str | int, ...]
 
@@ -53,8 +57,7 @@ class Piece:
     newline: str = "\n"  # the input's line break ("\r\n" from a Windows file): write fixes back with it
 
 
-@dataclass(frozen=True)
-class SecretHit:
+class SecretHit(NamedTuple):
     """A secret found (and already replaced) in an input: never keep the secret itself."""
 
     # "hf_token", "discord_token", "wandb_key", "civitai_key", "openai_key", "assignment", "home_path"
@@ -104,8 +107,7 @@ class SourceEntry(NamedTuple):
     flow: bool = False  # a flow collection (`[512, 768]`, `{a: 1}`) or JSON
 
 
-@dataclass(frozen=True)
-class ConfigError:
+class ConfigError(NamedTuple):
     """Why a pasted config does not parse, and where."""
 
     line: int  # 1-based, within the piece
@@ -191,16 +193,14 @@ class StepPart(StrEnum):
     OPTIMIZER = "optimizer"
 
 
-@dataclass(frozen=True)
-class LogLine:
+class LogLine(NamedTuple):
     """One line of a log piece, for evidence."""
 
     line: int  # 1-based within the log piece
     text: str
 
 
-@dataclass(frozen=True)
-class OtherProcess:
+class OtherProcess(NamedTuple):
     """A process other than the trainer holding GPU memory (from the OOM message or nvidia-smi)."""
 
     pid: int | None
@@ -225,8 +225,7 @@ class OomEvent:
     other_processes: list[OtherProcess] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class NonOomError:
+class NonOomError(NamedTuple):
     """The error that ended a run when it was not an out-of-memory."""
 
     kind: str  # "missing_module", "hf_auth", "no_kernel_image", "config_error", "compile_error", "other"
@@ -277,8 +276,7 @@ class Applicability(StrEnum):
     ADVICE = "advice"
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """A quoted line that supports a finding."""
 
     source: str  # the piece's source ("message 1", "config.yaml") or "user" for the user's words
@@ -286,8 +284,7 @@ class Evidence:
     text: str
 
 
-@dataclass(frozen=True)
-class ConfigEdit:
+class ConfigEdit(NamedTuple):
     """Set `path` (relative to the training process mapping) to `value`, inserting the key if missing."""
 
     path: KeyPath
@@ -307,8 +304,7 @@ class Finding:
     ladder_rank: int = 100  # lower comes first on the fix ladder (after the phase reorders it)
 
 
-@dataclass(frozen=True)
-class TextEdit:
+class TextEdit(NamedTuple):
     """Replace text[start:end] of the config piece with `new`."""
 
     start: int
