@@ -6,7 +6,7 @@ only these types, so each stage can be built and tested on its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -55,6 +55,11 @@ class Piece:
     lang_tag: str | None = None
     from_log: bool = False  # a config recovered from the JSON a trainer echoes into its log
     newline: str = "\n"  # the input's line break ("\r\n" from a Windows file): write fixes back with it
+
+
+def with_text(piece: Piece, text: str) -> Piece:
+    """The same piece holding another text (a corrected config written in place of the user's)."""
+    return replace(piece, text=text)
 
 
 class SecretHit(NamedTuple):
