@@ -9,13 +9,13 @@ holds the most common one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from diagnosis.lazyre import LazyPattern
 
 
-@dataclass(frozen=True)
-class GpuModel:
+class GpuModel(NamedTuple):
     pattern: str  # regex for the model part, lower case, no surrounding context
     name: str
     gb: float
@@ -125,7 +125,13 @@ _MAX_SCAN_CHARS = 1_000_000
 _MODEL_NUMBERS = frozenset(number for row in GPU_TABLE for number in re.findall(r"\d+", row.pattern))
 # A row without a model number ("Titan RTX") is found from its whole pattern instead.
 _NUMBERLESS = "|".join(row.pattern for row in GPU_TABLE if not re.search(r"\d", row.pattern))
-_ANCHOR = re.compile(r"(?<![\d.:/])\d{1,4}(?![\d./%])|(?i:" + _NUMBERLESS + ")")
+_ANCHOR = LazyPattern(r"(?<![\d.:/])\d{1,4}(?![\d./%])|(?i:" + _NUMBERLESS + ")")
+# The same anchors when no numberless row is named: only the model numbers among them. A pattern that
+# starts with a literal digit is searched from digit to digit (a lookbehind up front would have it try
+# every offset), so the check of the character before a match is made in Python.
+_MODEL_NUMBER = LazyPattern("(?:" + "|".join(sorted(_MODEL_NUMBERS)) + r")(?![\d./%])")
+_NUMBERLESS_LOWER = LazyPattern(_NUMBERLESS)  # the table's patterns are written in lower case
+_NUMBERLESS_ANY = LazyPattern(_NUMBERLESS, re.IGNORECASE)
 _COUNT_WORDS_BEFORE = frozenset(
     {"step", "steps", "epoch", "epochs", "iteration", "iterations", "iter", "line", "port", "pid", "process"}
     | {"width", "height", "resolution", "size", "batch", "rank", "of", "#", "issue", "pr", "commit", "x"}
@@ -144,7 +150,25 @@ def vram_of_gpu_name(text: str) -> tuple[str, float] | None:
     if not text:
         return None
     scan = text[:_MAX_SCAN_CHARS]
-    for anchor in _ANCHOR.finditer(scan):
+    return _first_named(scan, _anchors(scan))
+
+
+def _anchors(scan: str) -> Iterator[re.Match[str]]:
+    """The matches of `_ANCHOR` in `scan` that can start a name: all of them when a numberless row is
+    named (rare), else only the model numbers, found without trying every offset."""
+    if _NUMBERLESS_LOWER.search(scan.lower()) if scan.isascii() else _NUMBERLESS_ANY.search(scan):
+        yield from _ANCHOR.finditer(scan)
+        return
+    for match in _MODEL_NUMBER.finditer(scan):
+        at = match.start()
+        # `_ANCHOR`'s lookbehind: a match inside a longer number, a decimal or a path is none.
+        if at == 0 or not (scan[at - 1].isdecimal() or scan[at - 1] in ".:/"):
+            yield match
+
+
+def _first_named(scan: str, anchors: Iterator[re.Match[str]]) -> tuple[str, float] | None:
+    """The first GPU named at one of `anchors` (matches of `_ANCHOR`, or the model numbers among them)."""
+    for anchor in anchors:
         at = anchor.start()
         found = anchor.group()
         if found[0].isdigit() and (
