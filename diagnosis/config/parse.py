@@ -443,10 +443,157 @@ def _python_scanner_error(text: str) -> ConfigError | None:
     return None
 
 
+# A named tuple made without its Python-level __new__ (one frame less per node).
+_tuple = tuple.__new__
+
+
+def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
+    """One document whose root is a mapping or a list, without anchors, aliases, merge keys or complex
+    keys, within the limits: what almost every config is. Built in one loop over the events, with the
+    open collection in local variables; the result is the general builder's (tests/
+    test_speed_cconfig_parse.py). None when the text needs the general builder, which then reads it
+    from the start (an error, a stream of several documents, a limit: the general builder reports it).
+    """
+    get = _FAST_LOADER(text).get_event
+    nodes, max_nodes, max_depth = 0, limits.max_yaml_nodes, limits.max_yaml_depth
+    source_map: dict[KeyPath, SourceEntry] = {}
+    stale = False
+    # The parents of the open collection: (container, path, is_map, flow, start mark, key, key span).
+    stack: list[tuple[Any, KeyPath, bool, bool, Any, Any, Span | None]] = []
+    try:
+        if type(get()) is not yaml.StreamStartEvent or type(get()) is not yaml.DocumentStartEvent:
+            return None
+        event = get()
+        kind = type(event)
+        if (kind is not yaml.MappingStartEvent and kind is not yaml.SequenceStartEvent) or event.anchor:
+            return None
+        is_map = kind is yaml.MappingStartEvent
+        container: Any = {} if is_map else []
+        path: KeyPath = ()
+        root, flow, start = container, bool(event.flow_style), event.start_mark
+        # In an open mapping: the key whose value comes next, None while a key is expected.
+        key: Any = None
+        key_span: Span | None = None
+        nodes = 1
+        if nodes > max_nodes or max_depth <= 0:
+            return None
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                if event.anchor:
+                    return None
+                nodes += 1
+                if nodes > max_nodes:
+                    return None
+                text_ = event.value
+                tag = event.tag
+                value = (
+                    _scalar_value(text_, event.style, tag)
+                    if tag
+                    else (text_ if event.style else resolve_plain(text_))
+                )
+                if is_map:
+                    if key is None:
+                        key = value if isinstance(value, str) else text_
+                        if key == "<<":
+                            return None
+                        if mapped:
+                            sm, em = event.start_mark, event.end_mark
+                            key_span = _tuple(
+                                Span, (sm.line, sm.column, em.line, em.column, sm.index, em.index)
+                            )
+                        continue
+                    if key in container:
+                        stale = True
+                    container[key] = value
+                    if mapped:
+                        sm, em = event.start_mark, event.end_mark
+                        span = _tuple(Span, (sm.line, sm.column, em.line, em.column, sm.index, em.index))
+                        source_map[(*path, key)] = _tuple(SourceEntry, (key_span, span, "scalar", flow))
+                    key = None
+                    continue
+                if mapped:
+                    sm, em = event.start_mark, event.end_mark
+                    span = _tuple(Span, (sm.line, sm.column, em.line, em.column, sm.index, em.index))
+                    source_map[(*path, len(container))] = _tuple(SourceEntry, (None, span, "scalar", flow))
+                container.append(value)
+                continue
+            if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                nodes += 1
+                if (
+                    event.anchor
+                    or (is_map and key is None)
+                    or nodes > max_nodes
+                    or len(stack) + 1 >= max_depth
+                ):
+                    return None
+                child: Any = {} if kind is yaml.MappingStartEvent else []
+                if is_map:
+                    if key in container:
+                        stale = True
+                    container[key] = child
+                    child_path: KeyPath = (*path, key)
+                else:
+                    child_path = (*path, len(container))
+                    container.append(child)
+                stack.append((container, path, is_map, flow, start, key, key_span))
+                container, path, is_map, start = (
+                    child,
+                    child_path,
+                    kind is yaml.MappingStartEvent,
+                    event.start_mark,
+                )
+                flow = flow or bool(event.flow_style)
+                key, key_span = None, None
+                continue
+            if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                node = "mapping" if is_map else "sequence"
+                if not stack:
+                    if mapped:
+                        em = event.end_mark
+                        span = _tuple(
+                            Span, (start.line, start.column, em.line, em.column, start.index, em.index)
+                        )
+                        source_map[()] = _tuple(SourceEntry, (None, span, node, flow))
+                    break
+                child_flow, child_start, child_path = flow, start, path
+                container, path, is_map, flow, start, key, key_span = stack.pop()
+                if mapped:
+                    em = event.end_mark
+                    span = _tuple(
+                        Span,
+                        (
+                            child_start.line,
+                            child_start.column,
+                            em.line,
+                            em.column,
+                            child_start.index,
+                            em.index,
+                        ),
+                    )
+                    source_map[child_path] = _tuple(
+                        SourceEntry, (key_span if is_map else None, span, node, child_flow)
+                    )
+                key = None
+                continue
+            return None  # an alias
+        if type(get()) is not yaml.DocumentEndEvent or type(get()) is not yaml.StreamEndEvent:
+            return None
+    except (yaml.YAMLError, UnicodeError, ValueError):
+        return None
+    return _Parsed(root, source_map, None, [], stale)
+
+
 def _parse_yaml(text: str, limits: Limits, scan_tabs: bool = True, mapped: bool = True) -> _Parsed:
     tab_error = _python_scanner_error(text) if scan_tabs else None
     if tab_error is not None:
         return _Parsed(None, {}, tab_error, [])
+    simple = _simple_yaml(text, limits, mapped)
+    return simple if simple is not None else _general_yaml(text, limits, mapped)
+
+
+def _general_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed:
     first: _Parsed | None = None
     builder = _YamlBuilder(limits, mapped)
     documents = 0
