@@ -27,7 +27,7 @@ from diagnosis.datafile import DATA_DIR, load_data_file
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logs import get_logger
-from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity
+from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity, with_text
 
 _log = get_logger(__name__)
 
@@ -238,7 +238,7 @@ class _Applier:
         scan_tabs = any("\t" in e.new for e in plan.edits)
         # A source map is needed only to plan the next step's text, and only when it is written.
         mapped = self.verify is None or step.number < self.verify
-        piece = replace(self.written.piece, text=after)
+        piece = with_text(self.written.piece, after)
         new_doc = parse_config(piece, self.limits, scan_tabs=scan_tabs, mapped=mapped)
         holds = new_doc.process_path == self.doc.process_path and _same(new_doc.data, self.doc.data)
         if not new_doc.ok or not holds:
