@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # How many leading bytes decide whether BOM-less bytes are UTF-16.
 _SNIFF_BYTES = 4096
@@ -131,8 +131,7 @@ def _keep_end(data: bytes, cap: int) -> int | None:
     return start
 
 
-@dataclass(frozen=True)
-class Decoded:
+class Decoded(NamedTuple):
     text: str  # normalised: "\n" line breaks, no NULs, at most the cap
     truncated: bool
     newline: str  # the input's own line break, "\r\n" or "\n": a fix written back should use it

@@ -1,11 +1,14 @@
-"""Model families and VRAM classes: the table in `data/families.yaml`, read once into typed records."""
+"""Model families and VRAM classes: the table in `data/families.yaml`, read once into typed records.
+
+The records are named tuples: they are immutable, and a frozen dataclass cost ten times as much to
+create at import (issue #8, start-up).
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from diagnosis.datafile import DATA_DIR, load_data_file
 
@@ -21,16 +24,14 @@ _CLASS_SLACK_GIB = 0.35
 Table = tuple[tuple[float, Any], ...]
 
 
-@dataclass(frozen=True)
-class TextEncoder:
+class TextEncoder(NamedTuple):
     """A family's text encoder and its size in memory."""
 
     name: str
     gib: float
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(NamedTuple):
     """One model family's row of the table: size, memory paths, and thresholds by card size."""
 
     key: str
@@ -61,8 +62,7 @@ class Family:
         return int(_lookup(self.frames_ok, vram))
 
 
-@dataclass(frozen=True)
-class DangerCondition:
+class DangerCondition(NamedTuple):
     """One of the dangerous combinations a family is known for when gradient checkpointing is off."""
 
     max_bucket_at_least: int | None = None
@@ -117,16 +117,14 @@ def _family(key: str, raw: dict[str, Any], defaults: dict[str, Any]) -> Family:
     )
 
 
-@dataclass(frozen=True)
-class _Variant:
+class _Variant(NamedTuple):
     """A model of a family told apart by its name (matched case-insensitively)."""
 
     pattern: str  # compiled on first use: a run looks at one family's variants, not all of them
     overrides: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class FamilyTable:
+class FamilyTable(NamedTuple):
     """The whole families table, read once."""
 
     families: dict[str, Family]
@@ -178,7 +176,7 @@ def family_for(arch: str | None, name_or_path: str | None) -> Family:
     t = table()
     key = t.arch.get(arch or "")
     if key is None:
-        return replace(t.unknown, label=arch or t.unknown.label)
+        return t.unknown._replace(label=arch or t.unknown.label)
     family = t.families[key]
     name = name_or_path or ""
     hint = arch or ""
@@ -190,8 +188,7 @@ def family_for(arch: str | None, name_or_path: str | None) -> Family:
             label = str(overrides.pop("label", family.label))
             params = overrides.pop("params_b", family.params_b)
             numbers: dict[str, Any] = {k: float(v) for k, v in overrides.items()}
-            family = replace(
-                family,
+            family = family._replace(
                 label=label,
                 params_b=None if params is None else float(params),
                 **numbers,
@@ -214,8 +211,7 @@ def danger_conditions(family: Family) -> tuple[DangerCondition, ...]:
     return table().danger.get(family.danger or "", ())
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(NamedTuple):
     """The rules' shared thresholds, from the `thresholds` section of the table."""
 
     big_model_b: float

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """Caps on what one case may make the engine do."""
 
     max_input_bytes: int = 8 * 1024 * 1024  # per input text; larger ones keep their end (the error)

@@ -8,7 +8,7 @@ Markdown file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 CONTENT_MAX = 2000
 TITLE_MAX = 256
@@ -39,8 +39,7 @@ class DiscordReply:
     files: list[ReplyFile] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """A titled part of a reply."""
 
     title: str

@@ -15,9 +15,8 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diagnosis.render import escape
 from diagnosis.render.catalogue import can_fill, fill, lookup
@@ -37,8 +36,7 @@ class Trusted(str):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """How one destination shows escaped text, inline code, code blocks and bold."""
 
     name: str
