@@ -232,6 +232,7 @@ class _Config:
         proc = _get(doc.data, doc.process_path)
         self.proc: dict[str, Any] = proc if isinstance(proc, dict) else {}
         self.with_evidence = with_evidence
+        self.prefix: KeyPath = tuple(doc.process_path)
         self.lines = _numbered_lines(doc) if with_evidence else []
         self.bare = _bare_section(self.proc) if doc.shape == ConfigShape.FRAGMENT else None
         facts.bare_section = self.bare
@@ -242,20 +243,25 @@ class _Config:
             return path[1:]
         return path
 
+    def value(self, path: KeyPath) -> Any:
+        """The value at `path`, MISSING when a step does not exist."""
+        return get_path(self.proc, self.real(path))
+
     def has(self, path: KeyPath) -> bool:
-        return get_path(self.proc, self.real(path)) is not MISSING
+        return self.value(path) is not MISSING
 
     def raw(self, path: KeyPath) -> Any:
-        return _get(self.proc, self.real(path))
+        value = self.value(path)
+        return None if value is MISSING else value
 
-    def evidence(self, path: KeyPath) -> Evidence | None:
-        entry = self.doc.source_map.get(tuple(self.doc.process_path) + tuple(self.real(path)))
+    def evidence(self, path: KeyPath, value: Any) -> Evidence | None:
+        """Where the value at `path` (`value`, read by the caller) is written."""
+        entry = self.doc.source_map.get(self.prefix + tuple(self.real(path)))
         if entry is None:
             return None
         span = entry.key or entry.value
         index = span.start_line
         text = self.lines[index] if 0 <= index < len(self.lines) else ""
-        value = self.raw(path)
         if entry.node == "sequence" and entry.value.end_line > index and isinstance(value, list):
             # A list over several lines: its key line alone (`"resolution": [`) shows no value.
             items = ", ".join(_scalar_text(v) for v in value[:32])
@@ -264,12 +270,13 @@ class _Config:
             source=self.doc.piece.source, line=self.doc.piece.line_offset + index + 1, text=_cut(text)
         )
 
-    def note(self, fact: str, path: KeyPath) -> None:
-        """Remember where a fact came from (evidence) and the key to edit (path)."""
+    def note(self, fact: str, path: KeyPath, value: Any) -> None:
+        """Remember where a fact came from (evidence) and the key to edit (path); `value` is the
+        present value at `path`."""
         self.facts.paths[fact] = self.real(path)
         if not self.with_evidence:
             return
-        ev = self.evidence(path)
+        ev = self.evidence(path, None if value is MISSING else value)
         if ev is not None:
             self.facts.evidence[fact] = ev
 
@@ -278,11 +285,11 @@ class _Config:
 
     def bool(self, fact: str, path: KeyPath, default: bool) -> tuple[bool, bool]:
         """(value, present); a present value of the wrong type reads as the default."""
-        if not self.has(path):
+        value = self.value(path)
+        if value is MISSING:
             self.facts.defaulted.add(fact)
             return default, False
-        self.note(fact, path)
-        value = self.raw(path)
+        self.note(fact, path, value)
         if isinstance(value, bool):
             return value, True
         if isinstance(value, int | float):
@@ -295,22 +302,23 @@ class _Config:
         return default, True
 
     def int(self, fact: str, path: KeyPath, default: int | None) -> int | None:
-        if not self.has(path):
+        value = self.value(path)
+        if value is MISSING:
             self.facts.defaulted.add(fact)
             return default
-        self.note(fact, path)
-        value = _as_int(self.raw(path))
-        if value is None:
+        self.note(fact, path, value)
+        number = _as_int(value)
+        if number is None:
             self._issue(path, "an integer")
             return default
-        return value
+        return number
 
     def str(self, fact: str, path: KeyPath) -> str | None:
-        if not self.has(path):
+        value = self.value(path)
+        if value is MISSING:
             self.facts.defaulted.add(fact)
             return None
-        self.note(fact, path)
-        value = self.raw(path)
+        self.note(fact, path, value)
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             return str(value)
         if value is not None:
@@ -420,8 +428,9 @@ def _read_model(cfg: _Config, facts: Facts) -> None:
 
 
 def _read_train(cfg: _Config, facts: Facts) -> None:
-    if cfg.has(("train",)):
-        cfg.note("section_train", ("train",))
+    train = cfg.value(("train",))
+    if train is not MISSING:
+        cfg.note("section_train", ("train",), train)
     facts.batch_size = max(1, cfg.int("batch_size", ("train", "batch_size"), 1) or 1)
     facts.gradient_accumulation = max(
         1, cfg.int("gradient_accumulation", ("train", "gradient_accumulation"), 1) or 1
@@ -455,9 +464,10 @@ def _read_network(cfg: _Config, facts: Facts) -> None:
     key = "rank" if cfg.has(("network", "rank")) else "linear"
     facts.network_rank = cfg.int("network_rank", ("network", key), 4)
     alpha_key = "linear_alpha" if cfg.has(("network", "linear_alpha")) else "alpha"
-    if cfg.has(("network", alpha_key)):
-        cfg.note("network_alpha", ("network", alpha_key))
-        facts.network_alpha = _as_float(cfg.raw(("network", alpha_key)))
+    alpha = cfg.value(("network", alpha_key))
+    if alpha is not MISSING:
+        cfg.note("network_alpha", ("network", alpha_key), alpha)
+        facts.network_alpha = _as_float(alpha)
 
 
 def _read_datasets(cfg: _Config, facts: Facts) -> None:
@@ -469,10 +479,10 @@ def _read_datasets(cfg: _Config, facts: Facts) -> None:
             facts.issues.append(f"datasets[{i}]: expected a mapping")
             continue
         ds = DatasetFacts(index=i)
-        cfg.note(f"datasets[{i}]", ("datasets", i))
+        cfg.note(f"datasets[{i}]", ("datasets", i), item)
         if "resolution" in item:
             ds.resolutions = _resolutions(item["resolution"])
-            cfg.note(f"datasets[{i}].resolution", ("datasets", i, "resolution"))
+            cfg.note(f"datasets[{i}].resolution", ("datasets", i, "resolution"), item["resolution"])
         if not ds.resolutions:
             ds.resolutions = [512]
             facts.defaulted.add(f"datasets[{i}].resolution")
@@ -482,10 +492,14 @@ def _read_datasets(cfg: _Config, facts: Facts) -> None:
                 ds.latents_cached = True
         ds.caption_dropout = _as_float(item.get("caption_dropout_rate")) or 0.0
         if "caption_dropout_rate" in item:
-            cfg.note(f"datasets[{i}].caption_dropout_rate", ("datasets", i, "caption_dropout_rate"))
+            cfg.note(
+                f"datasets[{i}].caption_dropout_rate",
+                ("datasets", i, "caption_dropout_rate"),
+                item["caption_dropout_rate"],
+            )
         ds.num_frames = max(1, _as_int(item.get("num_frames")) or 1)
         if "num_frames" in item:
-            cfg.note(f"datasets[{i}].num_frames", ("datasets", i, "num_frames"))
+            cfg.note(f"datasets[{i}].num_frames", ("datasets", i, "num_frames"), item["num_frames"])
         control = item.get("control_path")
         count = len(control) if isinstance(control, list) else (1 if control else 0)
         count += sum(1 for k in ("control_path_1", "control_path_2", "control_path_3") if item.get(k))

@@ -919,12 +919,13 @@ def get_path(data: Any, path: KeyPath) -> Any:
     """The value at `path`, or `MISSING` when a step does not exist."""
     node = data
     for part in path:
-        if isinstance(part, int) and not isinstance(node, list):
-            return _MISSING
         if isinstance(node, dict):
-            if part not in node:
+            # An int step never names a mapping key (paths index lists with ints only).
+            if isinstance(part, int):
                 return _MISSING
-            node = node[part]
+            node = node.get(part, _MISSING)
+            if node is _MISSING:
+                return _MISSING
         elif isinstance(node, list) and isinstance(part, int):
             if not 0 <= part < len(node):
                 return _MISSING
