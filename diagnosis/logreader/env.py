@@ -16,6 +16,9 @@ _TRAINER_VERSION = re.compile(
     r"(?i)ai[- _]?toolkit\s{0,3}(?:ui\s{0,3})?(?:version\s{0,3}:?|v(?=\d)|:)"
     r"\s{0,3}v?(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)"
 )
+# What each version pattern's match holds before its word ("torch", "toolkit"), longest first.
+_TORCH_HEADS = ("py", "")
+_TRAINER_HEADS = ("ai-", "ai ", "ai_", "ai")
 # nvidia-smi: a row "|   0  NVIDIA GeForce RTX 4090        On  |",
 # then one with the memory "| 30%   45C  P2  120W / 450W |  23000MiB /  24564MiB |".
 _SMI_GPU_ROW = re.compile(r"^\|\s{1,6}(\d{1,2})\s{1,6}(\S[^|]{2,80})\|")
@@ -25,6 +28,31 @@ _SMI_MEMORY = re.compile(r"\|\s{0,30}(\d{1,7})MiB\s{0,4}/\s{0,4}(\d{1,7})MiB\s{0
 # A log may name GPUs on many lines; the first few are all that matter.
 _MAX_GPUS = 16
 _GPU_WORDS = ("NVIDIA", "GeForce", "RTX", "GTX", "Tesla", "Quadro", "Radeon")
+
+
+def search_from_word(
+    pattern: re.Pattern[str], line: str, word: str, heads: tuple[str, ...]
+) -> re.Match[str] | None:
+    """`pattern.search(line)`, for a case-insensitive pattern each match of which is one of `heads`,
+    then `word` (all lower case here; the word cannot overlap itself, and no head is as long as it).
+
+    The lines that get here name the word in a path ("site-packages/torch/", "ai-toolkit/") far more
+    often than a version: the pattern is tried only where a head and the word occur, not at every
+    offset. In an ASCII line, lower-casing keeps every offset and finds every case of the word; other
+    lines are searched whole.
+    """
+    if not line.isascii():
+        return pattern.search(line)
+    low = line.lower()
+    at = low.find(word)
+    while at >= 0:
+        for head in heads:  # longest first: the match that starts leftmost
+            if low.endswith(head, 0, at):
+                found = pattern.match(line, at - len(head))  # a lookbehind still sees what is before
+                if found is not None:
+                    return found
+        at = low.find(word, at + 1)
+    return None
 
 
 @dataclass
@@ -56,11 +84,11 @@ class Environment:
         elif "MPS backend" in line:
             self.os_votes["macos"] += 1
         if self.torch_version is None and "orch" in line:
-            version = _TORCH_VERSION.search(line)
+            version = search_from_word(_TORCH_VERSION, line, "torch", _TORCH_HEADS)
             if version is not None:
                 self.torch_version = version.group(1)
         if self.trainer_version is None and "oolkit" in line:
-            trainer = _TRAINER_VERSION.search(line)
+            trainer = search_from_word(_TRAINER_VERSION, line, "toolkit", _TRAINER_HEADS)
             if trainer is not None:
                 self.trainer_version = trainer.group(1)
         if (
