@@ -41,7 +41,7 @@ from bot.settings import BotSettings
 from bot.store import Answer, Case, GuildSettings, Store
 from bot.translator import CatalogueTranslator
 from bot.triggers import AutoScope
-from bot.views import ButtonAction, ButtonLabels, OomButton, build_view
+from bot.views import ButtonAction, ButtonLabels, OomButton, ReplyButtons
 from diagnosis.models import Report
 
 log = logging.getLogger("oomcheck.bot")
@@ -104,6 +104,7 @@ class OomBot(commands.Bot):
         self._inflight: set[int] = set()
         self._turns: dict[int, _Turn] = {}
         self._heartbeat_task: asyncio.Task[None] | None = None
+        self._labels: dict[str, ButtonLabels] = {}
         self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
         bot_commands.register(self)
 
@@ -331,19 +332,21 @@ class OomBot(commands.Bot):
         size = input_size(request.gathered.inputs)
         reply = await self.engine_call(size, self.engine.render, report, lang=lang, step=step)
         notes = [*request.notes, *self.ignored_notes(request.gathered.ignored, lang)]
-        labels = ButtonLabels(
-            next_step=self.t("button.next_step", lang),
-            language=self.t("button.language", lang),
-            delete=self.t("button.delete", lang),
+        buttons = ReplyButtons(
+            self.button_labels(lang), step, step < len(report.ladder), lang, request.deletable
         )
-        view = build_view(
-            labels=labels,
-            step=step,
-            has_next=step < len(report.ladder),
-            lang=lang,
-            deletable=request.deletable,
-        )
-        return Prepared(request, report, lang, step, from_reply(reply, notes), view)
+        return Prepared(request, report, lang, step, from_reply(reply, notes), buttons)
+
+    def button_labels(self, lang: str) -> ButtonLabels:
+        """The buttons' labels in `lang`; the catalogue does not change while the bot runs."""
+        labels = self._labels.get(lang)
+        if labels is None:
+            labels = self._labels[lang] = ButtonLabels(
+                next_step=self.t("button.next_step", lang),
+                language=self.t("button.language", lang),
+                delete=self.t("button.delete", lang),
+            )
+        return labels
 
     async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
         return await self.build(request, await self.diagnose(request, steps=step), step=step, lang=lang)

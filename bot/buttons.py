@@ -96,10 +96,12 @@ async def _rerender(
         return
     prepared = await bot.build(request, report, step=step, lang=lang)
     if in_place:
-        await interaction.edit_original_response(**prepared.outgoing.edit_kwargs(), view=prepared.view)
+        await interaction.edit_original_response(
+            **prepared.outgoing.edit_kwargs(), view=prepared.buttons.view()
+        )
         await bot.db(bot.store.update_view, case.reply_id, lang, explicit, step)
         return
     sent = await interaction.followup.send(
-        **prepared.outgoing.send_kwargs(), view=prepared.view, ephemeral=True, wait=True
+        **prepared.outgoing.send_kwargs(), view=prepared.buttons.view(), ephemeral=True, wait=True
     )
     await bot.remember(prepared, sent.id)

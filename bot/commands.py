@@ -141,7 +141,9 @@ async def _run_check(
         notes=notes,
     )
     prepared = await bot.prepare(request)
-    sent = await interaction.edit_original_response(**prepared.outgoing.edit_kwargs(), view=prepared.view)
+    sent = await interaction.edit_original_response(
+        **prepared.outgoing.edit_kwargs(), view=prepared.buttons.view()
+    )
     await bot.remember(prepared, sent.id)
 
 

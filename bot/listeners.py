@@ -183,7 +183,9 @@ async def _answer_in_turn(bot: OomBot, message: discord.Message, mention: bool) 
         return
     if not _may_reply(bot, message, moderator):
         return
-    sent = await message.reply(**prepared.outgoing.send_kwargs(), view=prepared.view, mention_author=False)
+    sent = await message.reply(
+        **prepared.outgoing.send_kwargs(), view=prepared.buttons.for_send(), mention_author=False
+    )
     await bot.remember(prepared, sent.id)
 
 
@@ -236,7 +238,7 @@ async def _fold(
     )
     prepared = await bot.prepare(merged)
     reply = bot.get_partial_messageable(message.channel.id).get_partial_message(previous.reply_id)
-    await reply.edit(**prepared.outgoing.edit_kwargs(), view=prepared.view)
+    await reply.edit(**prepared.outgoing.edit_kwargs(), view=prepared.buttons.view())
     await bot.remember(prepared, previous.reply_id, answered_at=previous.created)
     return True
 
@@ -308,7 +310,7 @@ async def _redo(
     await (
         bot.get_partial_messageable(message.channel.id)
         .get_partial_message(reply_id)
-        .edit(**prepared.outgoing.edit_kwargs(), view=prepared.view)
+        .edit(**prepared.outgoing.edit_kwargs(), view=prepared.buttons.view())
     )
     await bot.remember(prepared, reply_id, answered_at=answered_at)
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import discord
-
 from bot.inputs import Gathered
 from bot.send import Outgoing
+from bot.views import ReplyButtons
 from diagnosis.models import Report
 
 
@@ -35,4 +34,4 @@ class Prepared:
     language: str
     step: int
     outgoing: Outgoing
-    view: discord.ui.View
+    buttons: ReplyButtons

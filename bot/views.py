@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, NamedTuple, cast
 
 import discord
+
+# The emoji of each emoji-only button (and of the delete button, which has a label too).
+_EMOJI = {"up": "👍", "down": "👎", "del": "🗑️"}
 
 _TEMPLATE = r"oom:(?P<action>step|lang|up|down|del)(?::(?P<arg>[a-z0-9]{1,6}))?"
 _PATTERN = re.compile(_TEMPLATE)
@@ -53,7 +56,7 @@ class OomButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_TEMPLA
                 label=label or None,
                 style=style or discord.ButtonStyle.secondary,
                 custom_id=action.encode(),
-                emoji={"up": "👍", "down": "👎", "del": "🗑️"}.get(action.action),
+                emoji=_EMOJI.get(action.action),
             )
         )
         self.action = action
@@ -80,19 +83,85 @@ class ButtonLabels:
     delete: str
 
 
+class ReplyButtons(NamedTuple):
+    """The buttons under a reply, as plain values. A new reply sends their components as they are
+    (`for_send`); an edit or a follow-up builds the discord.py view (`view`)."""
+
+    labels: ButtonLabels
+    step: int
+    has_next: bool
+    lang: str
+    deletable: bool
+
+    def actions(self) -> list[tuple[ButtonAction, str, discord.ButtonStyle]]:
+        """(action, label, style) of each button, left to right."""
+        labels, secondary = self.labels, discord.ButtonStyle.secondary
+        buttons = []
+        if self.has_next:
+            buttons.append(
+                (ButtonAction("step", str(self.step + 1)), labels.next_step, discord.ButtonStyle.primary)
+            )
+        buttons.append(
+            (ButtonAction("lang", "en" if self.lang == "ja" else "ja"), labels.language, secondary)
+        )
+        buttons.append((ButtonAction("up"), "", secondary))
+        buttons.append((ButtonAction("down"), "", secondary))
+        if self.deletable:
+            buttons.append((ButtonAction("del"), labels.delete, discord.ButtonStyle.danger))
+        return buttons
+
+    def view(self) -> discord.ui.View:
+        view = discord.ui.View(timeout=None)
+        for action, label, style in self.actions():
+            view.add_item(OomButton(action, label=label, style=style))
+        return view
+
+    def components(self) -> list[dict[str, Any]]:
+        """What `view().to_components()` gives, without building the view: at most five buttons,
+        so one action row, each button laid out as discord.py lays out a `ButtonComponent`."""
+        row = []
+        for action, label, style in self.actions():
+            button: dict[str, Any] = {"type": 2, "style": style.value, "disabled": False}
+            if label:
+                button["label"] = label
+            button["custom_id"] = action.encode()
+            emoji = _EMOJI.get(action.action)
+            if emoji is not None:
+                button["emoji"] = {"id": None, "name": emoji}
+            row.append(button)
+        return [{"type": 1, "components": row}]
+
+    def for_send(self) -> discord.ui.View:
+        """The `view=` of a new message: the components only (see `SentComponents`)."""
+        return cast(discord.ui.View, SentComponents(self.components()))
+
+
+class SentComponents:
+    """Stands in for a `discord.ui.View` when a new message is sent. discord.py asks the view for
+    its components and, after sending, stores it to route clicks, unless it is finished. Building a
+    `View` of `OomButton`s costs more than the rest of the reply's payload, and storing it does
+    nothing: clicks on `OomButton`s are routed by their custom_id template, registered when the bot
+    starts (`add_dynamic_items`), which is how clicks after a restart reach the bot as well."""
+
+    __discord_ui_view__: ClassVar[bool] = True
+
+    def __init__(self, components: list[dict[str, Any]]) -> None:
+        self._components = components
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return self._components
+
+    def has_components_v2(self) -> bool:
+        return False
+
+    def is_finished(self) -> bool:
+        return True
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+
 def build_view(
     *, labels: ButtonLabels, step: int, has_next: bool, lang: str, deletable: bool
 ) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    if has_next:
-        view.add_item(
-            OomButton(
-                ButtonAction("step", str(step + 1)), label=labels.next_step, style=discord.ButtonStyle.primary
-            )
-        )
-    view.add_item(OomButton(ButtonAction("lang", "en" if lang == "ja" else "ja"), label=labels.language))
-    view.add_item(OomButton(ButtonAction("up")))
-    view.add_item(OomButton(ButtonAction("down")))
-    if deletable:
-        view.add_item(OomButton(ButtonAction("del"), label=labels.delete, style=discord.ButtonStyle.danger))
-    return view
+    return ReplyButtons(labels, step, has_next, lang, deletable).view()
