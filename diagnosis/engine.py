@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from diagnosis.config.parse import parse_config
-from diagnosis.facts import build_facts, choose_config, choose_log, real_secrets, usable_vram
+from diagnosis.facts import (
+    build_facts,
+    choose_config,
+    choose_log,
+    read_config_facts,
+    real_secrets,
+    usable_vram,
+)
 from diagnosis.facts_model import Facts
 from diagnosis.facts_prose import read_prose
 from diagnosis.intake import read_case
@@ -113,19 +120,29 @@ def _diagnose(
             configs = [echoed]
     # The user's words are read once: the ladder re-checks every step against the same account.
     hints = read_prose(intake.prose)
-    facts = build_facts(intake, configs, logs, gpu_vram_gib, hints=hints)
+    doc = choose_config(configs)
+    # The config as pasted is read once, for the diagnosis and for the ladder's first re-check.
+    read = read_config_facts(doc)
+    facts = build_facts(intake, configs, logs, gpu_vram_gib, hints=hints, config_read=read)
     findings, failed = run_rules(facts)
     ranked = rank_findings(drop_ruled_out(findings, facts), facts)
 
-    def recheck(doc: ConfigDoc) -> list[Finding]:
+    def recheck(edited: ConfigDoc) -> list[Finding]:
         # The log and the user's account describe the config before the fix: re-check the config
-        # alone, on the same card.
+        # alone, on the same card. The evidence that the pasted config's reading carries changes no
+        # rule's verdict (tests/test_speed_lead_facts.py).
         config_only = build_facts(
-            intake, [doc], [], facts.vram_gib, situational=False, hints=hints, with_evidence=False
+            intake,
+            [edited],
+            [],
+            facts.vram_gib,
+            situational=False,
+            hints=hints,
+            with_evidence=False,
+            config_read=read if edited is doc else None,
         )
         return run_rules(config_only)[0]
 
-    doc = choose_config(configs)
     ladder = build_ladder(ranked, doc, recheck, limits, steps)
     notes = _notes(intake, configs, logs, facts, ranked, limits)
     notes += [Note("rule_failed", {"rule_id": rule_id}) for rule_id in failed]

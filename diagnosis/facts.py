@@ -543,6 +543,26 @@ def _read_device(cfg: _Config, facts: Facts) -> None:
         facts.device_index = int(match.group(1))
 
 
+def read_config_facts(doc: ConfigDoc | None) -> Facts:
+    """The facts that the config alone gives (with evidence): the start of every build of this case."""
+    facts = Facts()
+    if doc is not None:
+        _read_config(doc, facts)
+    return facts
+
+
+def _copy(facts: Facts) -> Facts:
+    """A copy whose lists, dicts and sets are its own (a build adds to them)."""
+    copy = Facts.__new__(Facts)
+    copy.__dict__.update(
+        {
+            name: value.copy() if isinstance(value, list | dict | set) else value
+            for name, value in facts.__dict__.items()
+        }
+    )
+    return copy
+
+
 def _read_config(doc: ConfigDoc, facts: Facts, with_evidence: bool = True) -> None:
     facts.has_config = True
     facts.config_source = doc.piece.source
@@ -729,15 +749,20 @@ def build_facts(
     situational: bool = True,
     hints: ProseHints | None = None,
     with_evidence: bool = True,
+    config_read: Facts | None = None,
 ) -> Facts:
     """Every piece of a case → Facts. With `situational=False` only the config and the card are read
     (the logs and the user's account of what happened describe the config before any fix).
     `with_evidence=False` leaves out where each config fact was read (for a re-check that only asks
-    which rules fire: no rule decides on evidence)."""
-    facts = Facts()
-    doc = choose_config(configs)
-    if doc is not None:
-        _read_config(doc, facts, with_evidence)
+    which rules fire: no rule decides on evidence). `config_read`: what `read_config_facts` gave for
+    `choose_config(configs)`, so that one reading serves several builds (it is copied, not changed)."""
+    if config_read is not None:
+        facts = _copy(config_read)
+    else:
+        facts = Facts()
+        doc = choose_config(configs)
+        if doc is not None:
+            _read_config(doc, facts, with_evidence)
     if hints is None:
         hints = read_prose(intake.prose)
     if situational:

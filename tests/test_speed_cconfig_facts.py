@@ -1,0 +1,53 @@
+"""One reading of the pasted config serves the diagnosis and the ladder's first re-check.
+
+Oracle: for every bundled input, `build_facts(..., config_read=read_config_facts(doc))` equals the
+plain build that reads the config itself, for the diagnosis (with evidence) and for the config-only
+re-check (same rules fire; the facts differ only in evidence). A build never changes the reading
+it started from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from diagnosis.config.parse import parse_config
+from diagnosis.facts import build_facts, choose_config, read_config_facts
+from diagnosis.facts_prose import read_prose
+from diagnosis.intake import read_case
+from diagnosis.logreader import read_log
+from diagnosis.models import PieceKind
+from diagnosis.rules import run_rules
+
+TESTS = Path(__file__).parent
+INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*.yaml"))
+INPUTS += sorted((TESTS / "hostile" / "fixtures").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_shared_reading_builds_the_same_facts(path: Path) -> None:
+    intake = read_case([path.read_bytes()])
+    configs = [
+        parse_config(p) for p in intake.pieces if p.kind in (PieceKind.CONFIG_YAML, PieceKind.CONFIG_JSON)
+    ]
+    logs = [read_log(p) for p in intake.pieces if p.kind == PieceKind.LOG]
+    hints = read_prose(intake.prose)
+    doc = choose_config(configs)
+    read = read_config_facts(doc)
+    before = repr(read)
+
+    plain = build_facts(intake, configs, logs, None, hints=hints)
+    shared = build_facts(intake, configs, logs, None, hints=hints, config_read=read)
+    assert shared == plain
+    assert repr(read) == before  # the build worked on its own copy
+
+    if doc is None:
+        return
+    for vram in (8.0, 24.0, plain.vram_gib):
+        alone = build_facts(intake, [doc], [], vram, situational=False, hints=hints, with_evidence=False)
+        again = build_facts(intake, [doc], [], vram, situational=False, hints=hints, config_read=read)
+        assert replace(again, evidence={}) == replace(alone, evidence={})
+        assert [f.rule_id for f in run_rules(again)[0]] == [f.rule_id for f in run_rules(alone)[0]]
+    assert repr(read) == before
