@@ -6,7 +6,7 @@ only these types, so each stage can be built and tested on its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -42,8 +42,7 @@ class PieceKind(StrEnum):
     LOG = "log"
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):
     """One config or log found in the user's inputs."""
 
     kind: PieceKind
@@ -59,7 +58,7 @@ class Piece:
 
 def with_text(piece: Piece, text: str) -> Piece:
     """The same piece holding another text (a corrected config written in place of the user's)."""
-    return replace(piece, text=text)
+    return piece._replace(text=text)
 
 
 class SecretHit(NamedTuple):
