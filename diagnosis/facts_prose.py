@@ -125,6 +125,17 @@ def _patterns() -> _Patterns:
     )
 
 
+@cache
+def _index() -> tuple[dict[re.Pattern[str], tuple[str, ...] | None], frozenset[str]]:
+    """Every pattern's needed literals, and all of those literals together."""
+    p = _patterns()
+    groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
+    groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, (p.device, p.buckets)]
+    groups += [patterns for _, patterns in p.phase]
+    needs = {pattern: _needs(pattern) for group in groups for pattern in group}
+    return needs, frozenset(literal for found in needs.values() if found for literal in found)
+
+
 @dataclass
 class ProseHints:
     regression: str | None = None  # the line that says so, as a quote
@@ -162,13 +173,17 @@ class _Prose:
     def __init__(self, text: str) -> None:
         self.lines = _lines(text)
         self.folded = _fold("\n".join(self.lines))
+        needs, literals = _index()
+        self.needs = needs
+        # Each needed literal is looked for once, not once for every pattern that needs it.
+        self.present = {literal for literal in literals if literal in self.folded}
 
     def live(self, patterns: tuple[re.Pattern[str], ...]) -> list[re.Pattern[str]]:
         return [p for p in patterns if self.may_match(p)]
 
     def may_match(self, pattern: re.Pattern[str]) -> bool:
-        needs = _needs(pattern)
-        return needs is None or any(n in self.folded for n in needs)
+        needs = self.needs[pattern]
+        return needs is None or not self.present.isdisjoint(needs)
 
 
 def _first(prose: _Prose, patterns: tuple[re.Pattern[str], ...]) -> str | None:
