@@ -8,7 +8,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from diagnosis.logreader.detect import _LINE, _LINE_AFTER_CR, _PROGRESS, _SHELL_KILLED, is_log_text
+from diagnosis.logreader.detect import _PROGRESS, _SHELL_KILLED, _has_program_line, is_log_text
 
 _PLAIN_PROGRESS = re.compile(r"\d{1,3}%\|[^|\n]{0,200}\|\s{0,4}\d+/\d+ ?\[")
 _PLAIN_SHELL_KILLED = re.compile(r"(?<!\d)\d{1,10} Killed {1,20}\S")
@@ -135,7 +135,7 @@ _line_pieces = st.one_of(
 
 def _grouped(text: str) -> bool:
     """As is_log_text asks: after a line feed, and after a carriage return when there is one."""
-    return _LINE.search("\n" + text) is not None or ("\r" in text and _LINE_AFTER_CR.search(text) is not None)
+    return _has_program_line(text)
 
 
 @settings(max_examples=1000, deadline=None)

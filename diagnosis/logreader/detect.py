@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from diagnosis.lazyre import LazyPattern
+
 # Texts only a program prints; one is enough.
 _STRONG = re.compile(
     r"Traceback \(most recent call last\)"
@@ -40,9 +42,10 @@ _STRONG = re.compile(
 # opens with the break itself, so the scanner jumps from break to break, and every repetition is bounded:
 # a scan over megabytes stays linear. The texts are grouped by their first character, so a line that
 # starts with none of them costs one test instead of one per text; only the exception line (any name
-# ending in Error or Exception) is tried on every line that starts with a letter.
-_LINE_START = (
-    r"[ \t]{0,40}(?:"
+# ending in Error or Exception) would be tried on every line that starts with a letter. The indentation
+# is taken whole (possessive): no text starts with a blank, so giving some of it back could not help.
+_LINE_TEXTS = (
+    r"[ \t]{0,40}+(?:"
     r"F(?:ile \"[^\"\n]{1,1000}\", line \d+)"  # traceback frame
     r"|M(?:emoryError(?=[\r\n]|$)|oving transformer to CPU|odel Loaded(?=[\r\n]|$)|aking pipe(?=[\r\n]|$))"
     r"|K(?:illed(?=[\r\n]|$))"
@@ -65,12 +68,15 @@ _LINE_START = (
     r"|\|(?: GPU  Name)"
     r"|\+(?:-{5,}\+)"
     r"|\[(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] )"  # dmesg -T
-    r"|[A-Za-z_][\w.]{0,200}[a-z](?:Error|Exception): "  # the final line of a traceback
-    r")"
 )
-# One pattern per kind of break: a literal first character is found much faster than a class.
-_LINE = re.compile("\n" + _LINE_START)
-_LINE_AFTER_CR = re.compile("\r" + _LINE_START)
+# One pattern per kind of break: a literal first character is found much faster than a class. The
+# exception line (any name ending in Error or Exception) is looked for apart from the other texts, and
+# only in a text that has "Error: " or "Exception: ": it is the one alternative that reads (and gives
+# back) the first word of every line.
+_EXCEPTION_LINE = r"[A-Za-z_][\w.]{0,200}[a-z](?:Error|Exception): "  # the final line of a traceback
+_LINE = re.compile("\n" + _LINE_TEXTS + ")")
+_LINE_EXCEPTION = LazyPattern("\n[ \t]{0,40}+" + _EXCEPTION_LINE)
+_LINE_AFTER_CR = LazyPattern("\r" + _LINE_TEXTS + "|" + _EXCEPTION_LINE + ")")  # few texts have a "\r"
 
 # Both patterns below only answer whether the text has a match. Each starts from its rarest literal
 # ("%|", " Killed") and checks the digits before it from there, which finds a match exactly when the
@@ -89,6 +95,16 @@ _HEAD_CHARS = 2_000_000
 _TAIL_CHARS = 1_000_000
 
 
+def _has_program_line(part: str) -> bool:
+    """Does a line of `part` (after a line feed or a carriage return) start with a program's text?"""
+    # The break in front lets the first line match too.
+    if _LINE.search("\n" + part):
+        return True
+    if ("Error: " in part or "Exception: " in part) and _LINE_EXCEPTION.search("\n" + part):
+        return True
+    return "\r" in part and _LINE_AFTER_CR.search(part) is not None
+
+
 def is_log_text(text: str) -> bool:
     """True when `text` holds console output; False for prose (any language) and for YAML/JSON configs."""
     if not text:
@@ -97,9 +113,7 @@ def is_log_text(text: str) -> bool:
     parts = (text[:_HEAD_CHARS], text[-_TAIL_CHARS:]) if long_text else (text,)
     for part in parts:
         # A log usually shows a program's line or a bar near its top: those searches end soonest.
-        if _LINE.search("\n" + part):  # the break in front lets the first line match too
-            return True
-        if "\r" in part and _LINE_AFTER_CR.search(part):
+        if _has_program_line(part):
             return True
         if _PROGRESS.search(part) or _STRONG.search(part) or _SHELL_KILLED.search(part):
             return True
