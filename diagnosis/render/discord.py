@@ -7,7 +7,6 @@ Markdown file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 CONTENT_MAX = 2000
@@ -22,21 +21,19 @@ EMBED_COLOUR = 0xE67E22
 REPLY_FILE = "oomcheck-reply.md"
 
 
-@dataclass
-class ReplyFile:
+class ReplyFile(NamedTuple):
     """A file attached to a reply."""
 
     name: str
     data: bytes
 
 
-@dataclass
-class DiscordReply:
+class DiscordReply(NamedTuple):
     """A reply as Discord takes it: content, embeds, files."""
 
     content: str
-    embeds: list[dict[str, Any]] = field(default_factory=list)
-    files: list[ReplyFile] = field(default_factory=list)
+    embeds: list[dict[str, Any]]
+    files: list[ReplyFile]
 
 
 class Section(NamedTuple):

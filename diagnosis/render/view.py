@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from diagnosis.models import Applicability, Finding, LadderStep, OomEvent, OomKind, Phase, Report, Severity
 
@@ -30,8 +29,7 @@ EVIDENCE_MAX = 200
 _MESSAGE_SOURCE = re.compile(r"message (\d{1,4})")
 
 
-@dataclass
-class EvidenceLine:
+class EvidenceLine(NamedTuple):
     """One quoted line of the reply's evidence list."""
 
     source: str
@@ -40,8 +38,7 @@ class EvidenceLine:
     message: int | None = None  # N when the source is the Nth pasted message ("message N")
 
 
-@dataclass
-class OomNumbers:
+class OomNumbers(NamedTuple):
     """The out-of-memory message's figures, formatted for the reply."""
 
     tried: str | None = None
@@ -51,8 +48,7 @@ class OomNumbers:
     process: str | None = None
 
 
-@dataclass
-class StepView:
+class StepView(NamedTuple):
     """One ladder step as the reply shows it."""
 
     number: int
@@ -63,8 +59,7 @@ class StepView:
     has_edits: bool
 
 
-@dataclass
-class ConfigView:
+class ConfigView(NamedTuple):
     """The corrected config as the reply shows it."""
 
     lang_tag: str  # code-fence language: yaml / json
@@ -75,8 +70,7 @@ class ConfigView:
     user_placeholder: bool = False  # scrubbing put USER in place of the user's name in a path
 
 
-@dataclass
-class ReplyView:
+class ReplyView(NamedTuple):
     """Everything the templates read, computed from a report for one language and step."""
 
     lang: str
@@ -101,10 +95,10 @@ class ReplyView:
     config: ConfigView | None
     shown_step: int  # 1-based ladder step the reply is about
     total_steps: int
-    step_view: StepView | None = None
-    has_config: bool = False  # a config was read (pasted or echoed in the log)
-    secret_kinds: list[str] = field(default_factory=list)
-    rule_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    step_view: StepView | None
+    has_config: bool  # a config was read (pasted or echoed in the log)
+    secret_kinds: list[str]
+    rule_params: dict[str, dict[str, Any]]
 
 
 def size_text(n: int | None) -> str | None:
