@@ -132,3 +132,5 @@ def test_declined_texts_go_to_the_general_builder() -> None:
     assert _simple_yaml("a: {b: {c: 1}}\n", Limits(max_yaml_depth=2), True) is None
     assert _simple_yaml("a: [1, 2, 3]\n", Limits(max_yaml_nodes=5), True) is None
     assert _simple_yaml("a: [1, 2, 3]\n", Limits(max_yaml_nodes=6), True) is not None
+    # An anchor that no alias uses is read here (and must read as the general builder reads it).
+    assert _check("a: &x {b: &y 1}\nc: &z [2]\n")

@@ -54,6 +54,11 @@ _PY_SCAN_BRACKETS = 400
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUES = frozenset({"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 _FALSES = frozenset({"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
+_WORDS: dict[str, bool | None] = {
+    **dict.fromkeys(_NULLS),
+    **dict.fromkeys(_TRUES, True),
+    **dict.fromkeys(_FALSES, False),
+}
 # YAML 1.1 integers: decimal, binary, octal, hexadecimal (fullmatch tries each alternative).
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)|[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+")
 _FLOAT = re.compile(
@@ -95,14 +100,9 @@ def _to_float(text: str) -> float | None:
 
 def resolve_plain(text: str) -> Any:
     """The value of a plain (unquoted) YAML scalar, as AI Toolkit's loader would read it."""
-    if text in _NULLS:
-        return None
-    if text in _TRUES:
-        return True
-    if text in _FALSES:
-        return False
-    first = text[0]
-    if first not in "-+0123456789.":
+    if text in _WORDS:
+        return _WORDS[text]
+    if text[0] not in "-+0123456789.":
         return text
     if _INT.fullmatch(text):
         number = _to_int(text)
@@ -448,11 +448,12 @@ _tuple = tuple.__new__
 
 
 def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
-    """One document whose root is a mapping or a list, without anchors, aliases, merge keys or complex
-    keys, within the limits: what almost every config is. Built in one loop over the events, with the
-    open collection in local variables; the result is the general builder's (tests/
-    test_speed_cconfig_parse.py). None when the text needs the general builder, which then reads it
-    from the start (an error, a stream of several documents, a limit: the general builder reports it).
+    """One document whose root is a mapping or a list, without aliases, merge keys or complex keys,
+    within the limits: what almost every config is (an anchor that no alias uses changes nothing).
+    Built in one loop over the events, with the open collection in local variables; the result is the
+    general builder's (tests/test_speed_cconfig_parse.py). None when the text needs the general
+    builder, which then reads it from the start (an error, a stream of several documents, a limit: the
+    general builder reports it).
     """
     get = _FAST_LOADER(text).get_event
     nodes, max_nodes, max_depth = 0, limits.max_yaml_nodes, limits.max_yaml_depth
@@ -465,7 +466,7 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
             return None
         event = get()
         kind = type(event)
-        if (kind is not yaml.MappingStartEvent and kind is not yaml.SequenceStartEvent) or event.anchor:
+        if kind is not yaml.MappingStartEvent and kind is not yaml.SequenceStartEvent:
             return None
         is_map = kind is yaml.MappingStartEvent
         container: Any = {} if is_map else []
@@ -481,8 +482,6 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
             event = get()
             kind = type(event)
             if kind is yaml.ScalarEvent:
-                if event.anchor:
-                    return None
                 nodes += 1
                 if nodes > max_nodes:
                     return None
@@ -521,12 +520,7 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
                 continue
             if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 nodes += 1
-                if (
-                    event.anchor
-                    or (is_map and key is None)
-                    or nodes > max_nodes
-                    or len(stack) + 1 >= max_depth
-                ):
+                if (is_map and key is None) or nodes > max_nodes or len(stack) + 1 >= max_depth:
                     return None
                 child: Any = {} if kind is yaml.MappingStartEvent else []
                 if is_map:
