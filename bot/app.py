@@ -53,6 +53,22 @@ def _mib(size: int) -> str:
     return f"{size / (1024 * 1024):.1f}".removesuffix(".0")
 
 
+def skip_own_messages(
+    parse: Callable[[dict[str, Any]], None], own_id: Callable[[], int | None]
+) -> Callable[[dict[str, Any]], None]:
+    """discord.py's MESSAGE_CREATE handler, minus the bot's own messages. The gateway echoes every
+    reply back; discord.py would build a full `Message` of it (the quoted message, the embeds, the
+    buttons) and schedule `on_message`, only for the bot to ignore it (`listeners._from_a_member`)."""
+
+    def parse_message_create(data: dict[str, Any]) -> None:
+        author = data.get("author")
+        if isinstance(author, dict) and str(author.get("id")) == str(own_id()):
+            return
+        parse(data)
+
+    return parse_message_create
+
+
 class OomTree(app_commands.CommandTree[Any]):
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         client = interaction.client
@@ -107,6 +123,10 @@ class OomBot(commands.Bot):
         self._labels: dict[str, ButtonLabels] = {}
         self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
         bot_commands.register(self)
+        parsers = self._connection.parsers
+        parsers["MESSAGE_CREATE"] = skip_own_messages(
+            parsers["MESSAGE_CREATE"], lambda: self._connection.self_id
+        )
 
     # ------------------------------------------------------------------ lifecycle
 
