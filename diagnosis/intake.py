@@ -55,6 +55,8 @@ _KEY_NAME = re.compile(
     r"\n[ \t]*(?:- +)?[\"']?([A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*:(?:[ \t]|$)", re.MULTILINE
 )
 _JSON_KEY_NAME = re.compile(r"\"([A-Za-z_][\w.\-]{0,80})\"\s{0,40}:")
+# Key names read before the first look at their score (then after twice as many, and so on).
+_FIRST_SCORE_AT = 4
 _DOC_MARKER = re.compile(r"(?:---|\.\.\.)[ \t]*(?:#.*)?$")
 # Kana and kanji. A wide class is slow to compile, and ASCII text (checked first) cannot hold it.
 _CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
@@ -291,12 +293,30 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-def _yaml_score(lines: Sequence[str]) -> int:
-    return key_score(_KEY_NAME.findall("\n" + "\n".join(lines)))
+def _scores_as_config(names: re.Pattern[str], text: str) -> bool:
+    """Do the key names that `names` finds in `text` (its group 1) score as an AI Toolkit config?
+
+    `key_score` is a sum over the distinct names, so it only grows as names are added: it is asked
+    again each time the count doubles, and the first few names of a config settle it without reading
+    the rest.
+    """
+    keys: list[str] = []
+    ask_at = _FIRST_SCORE_AT
+    for match in names.finditer(text):
+        keys.append(match.group(1))
+        if len(keys) == ask_at:
+            if key_score(keys) >= MIN_CONFIG_SCORE:
+                return True
+            ask_at *= 2
+    return key_score(keys) >= MIN_CONFIG_SCORE
 
 
-def _json_score(lines: Sequence[str]) -> int:
-    return key_score(_JSON_KEY_NAME.findall("\n".join(lines)))
+def _yaml_scores(lines: Sequence[str]) -> bool:
+    return _scores_as_config(_KEY_NAME, "\n" + "\n".join(lines))
+
+
+def _json_scores(lines: Sequence[str]) -> bool:
+    return _scores_as_config(_JSON_KEY_NAME, "\n".join(lines))
 
 
 def _config_kind(lines: Sequence[str]) -> str | None:
@@ -305,9 +325,9 @@ def _config_kind(lines: Sequence[str]) -> str | None:
     if first is None:
         return None
     if first.lstrip().startswith("{"):
-        return "json" if _json_score(lines) >= MIN_CONFIG_SCORE else None
+        return "json" if _json_scores(lines) else None
     if _DOC_MARKER.match(first.strip()) or _YAML_KEY_LINE.match(first):
-        return "yaml" if _yaml_score(lines) >= MIN_CONFIG_SCORE else None
+        return "yaml" if _yaml_scores(lines) else None
     return None
 
 
@@ -398,14 +418,14 @@ def _region_at(
     current = lines[line]
     if current.lstrip().startswith("{"):
         end = _json_end(text, lines, line, match_end - 1, budget)
-        is_config = _json_score(lines[line:end]) >= MIN_CONFIG_SCORE and not _after_log(lines, line)
+        is_config = _json_scores(lines[line:end]) and not _after_log(lines, line)
         return end, "json" if is_config else None
     if current.startswith("---") and not _YAML_KEY_LINE.match(
         next((ln for ln in lines[line + 1 : line + 5] if ln.strip()), "")
     ):
         return None
     end = _yaml_end(lines, line, budget)
-    return end, "yaml" if _yaml_score(lines[line:end]) >= MIN_CONFIG_SCORE else None
+    return end, "yaml" if _yaml_scores(lines[line:end]) else None
 
 
 def _find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, int, str]]:
