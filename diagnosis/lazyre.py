@@ -9,7 +9,7 @@ regex probe finds and stress-tests it) and compiles itself the first time it is 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import AnyStr, Generic
 
 
@@ -35,3 +35,8 @@ class LazyPattern(Generic[AnyStr]):
 
     def finditer(self, string: AnyStr, pos: int = 0, endpos: int | None = None) -> Iterator[re.Match[AnyStr]]:
         return self.get().finditer(string, pos, len(string) if endpos is None else endpos)
+
+    def sub(
+        self, repl: AnyStr | Callable[[re.Match[AnyStr]], AnyStr], string: AnyStr, count: int = 0
+    ) -> AnyStr:
+        return self.get().sub(repl, string, count)

@@ -33,3 +33,11 @@ def test_it_answers_like_the_compiled_pattern(text: str, pos: int, endpos: int) 
     found = [m.span() for m in lazy.finditer(text, pos, endpos)]
     assert found == [m.span() for m in real.finditer(text, pos, endpos)]
     assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in real.finditer(text)]
+
+
+@given(st.text(alphabet="ab`@<#/\\*_ \n", max_size=40), st.integers(0, 3))
+def test_sub_answers_like_the_compiled_pattern(text: str, count: int) -> None:
+    pattern = r"([`@<])(?=[a#/])"
+    lazy, real = LazyPattern(pattern), re.compile(pattern)
+    assert lazy.sub(r"\1!", text, count) == real.sub(r"\1!", text, count)
+    assert lazy.sub(lambda m: m.group(1) * 2, text) == real.sub(lambda m: m.group(1) * 2, text)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from diagnosis.lazyre import LazyPattern
+
 ZWSP = "\u200b"
 
 # Bidi embeddings/overrides/isolates, zero-width characters and the BOM: invisible, and able to make
@@ -16,12 +18,13 @@ _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u
 # C0/C1 controls other than tab and newline (ANSI escapes start with ESC).
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?")
-_BACKTICK_RUN = re.compile(r"`(?=`)")
-_CHANNEL_OR_COMMAND = re.compile(r"<(?=[#/])")
-_BLOCK_MENTION = re.compile(r"@(?=everyone|here)|<(?=[@#/])")
-_MD_SPECIAL = re.compile(r"([\\*_~|`\[\]<])")
+# The rest only matter to Discord and Markdown: a terminal reply never compiles them.
+_BACKTICK_RUN = LazyPattern(r"`(?=`)")
+_CHANNEL_OR_COMMAND = LazyPattern(r"<(?=[#/])")
+_BLOCK_MENTION = LazyPattern(r"@(?=everyone|here)|<(?=[@#/])")
+_MD_SPECIAL = LazyPattern(r"([\\*_~|`\[\]<])")
 # Characters that only format at the start of a line: headings, quotes, lists.
-_MD_LINE_START = re.compile(r"^([ \t]*)(-#|#{1,3}|[>+*-]|\d+\.)(?=[ \t])", re.MULTILINE)
+_MD_LINE_START = LazyPattern(r"^([ \t]*)(-#|#{1,3}|[>+*-]|\d+\.)(?=[ \t])", re.MULTILINE)
 
 
 def clean(value: str) -> str:
