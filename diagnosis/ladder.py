@@ -22,7 +22,8 @@ from functools import cache
 from typing import Any
 
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
-from diagnosis.config.parse import parse_config
+from diagnosis.config.parse import holding, parse_config
+from diagnosis.config.parse import same_data as _same
 from diagnosis.datafile import DATA_DIR, load_data_file
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
@@ -172,20 +173,6 @@ def _with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None
     return replace(doc, data=data)
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equal as config data: key order ignored, NaN equal to NaN, a boolean never equal to a number."""
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind is dict:
-        return bool(a.keys() == b.keys()) and all(_same(a[k], b[k]) for k in a)
-    if kind is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if kind is float and a != a:  # NaN
-        return bool(b != b)
-    return bool(a == b)
-
-
 class _Applier:
     """Walks the ladder on the config data, and writes the corrected text of the first steps.
 
@@ -239,8 +226,13 @@ class _Applier:
         # A source map is needed only to plan the next step's text, and only when it is written.
         mapped = self.verify is None or step.number < self.verify
         piece = with_text(self.written.piece, after)
-        new_doc = parse_config(piece, self.limits, scan_tabs=scan_tabs, mapped=mapped)
-        holds = new_doc.process_path == self.doc.process_path and _same(new_doc.data, self.doc.data)
+        # A text that is only checked is compared with the re-checked data without building its own
+        # (`holding`); when that does not show it holds, the parser decides.
+        new_doc = None if mapped else holding(piece, self.doc.data, self.limits)
+        if new_doc is None:
+            new_doc = parse_config(piece, self.limits, scan_tabs=scan_tabs, mapped=mapped)
+        same = new_doc.data is self.doc.data or _same(new_doc.data, self.doc.data)
+        holds = new_doc.process_path == self.doc.process_path and same
         if not new_doc.ok or not holds:
             _log.warning("step %d: corrected config does not hold the edits", step.number)
             return

@@ -23,6 +23,7 @@ error: `ConfigDoc.ok` is then False, and nothing downstream treats it as a confi
 from __future__ import annotations
 
 import bisect
+import json
 import math
 import re
 from _json import scanstring
@@ -904,6 +905,77 @@ def parse_config(
     if parsed.stale:
         source_map = {path: entry for path, entry in source_map.items() if _exists(parsed.data, path)}
     return ConfigDoc(piece, fmt, shape, parsed.data, process_path, source_map, None, list(parsed.hits))
+
+
+# --------------------------------------------------------------------------------------------------
+# Checking a corrected text
+
+
+def same_data(a: Any, b: Any) -> bool:
+    """Equal as config data: key order ignored, NaN equal to NaN, a boolean never equal to a number."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return bool(a.keys() == b.keys()) and all(same_data(a[k], b[k]) for k in a)
+    if kind is list:
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b, strict=True))
+    if kind is float and a != a:  # NaN
+        return bool(b != b)
+    return bool(a == b)
+
+
+def _within(data: Any, limits: Limits) -> bool:
+    """No deeper and with no more values than the JSON reader keeps (it cuts what lies beyond)."""
+    values, level = 0, [data]
+    for _ in range(limits.max_yaml_depth):
+        values += len(level)
+        if values > limits.max_yaml_nodes:
+            return False
+        inner: list[Any] = []
+        for node in level:
+            if isinstance(node, dict):
+                inner.extend(node.values())
+            elif isinstance(node, list):
+                inner.extend(node)
+        if not inner:
+            return True
+        level = inner
+    # Values below the deepest level kept: not shown here (only a container there is cut, but no
+    # config comes near this depth).
+    return False
+
+
+def _json_holds(text: str, expected: dict[str, Any], limits: Limits) -> bool:
+    """True when the JSON reader reads `text` as data that `same_data` finds equal to `expected`.
+
+    On a text that the stdlib's reader takes, the JSON reader here reads the same data (the same
+    grammar, the same string scanner, NaN and Infinity, the last of duplicate keys) unless a limit cuts
+    it; the stdlib refuses what this reader would partly take (text after the document)."""
+    try:
+        loaded = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return _within(loaded, limits) and same_data(loaded, expected)
+
+
+def holding(piece: Piece, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> ConfigDoc | None:
+    """A JSON `piece` as a ConfigDoc holding `data` without a source map, when its text is shown to
+    parse to data equal to `data` (`same_data`) as `parse_config(piece, limits, mapped=False)` reads
+    it; None when that is not shown here (a YAML text, or any doubt: then parse_config decides).
+
+    For a corrected config that is only checked: the stdlib's C reader reads it in a fraction of the
+    time the JSON reader here needs (which keeps a source map's positions even when none is made).
+    """
+    text = piece.text
+    if not _is_json(piece):
+        return None  # libyaml's events cost the same whether or not the data is built from them
+    if len(text) > limits.max_config_bytes or len(text.encode("utf-8", "replace")) > limits.max_config_bytes:
+        return None
+    if not _json_holds(text, data, limits):
+        return None
+    shape, process_path = shape_of(data)
+    return ConfigDoc(piece, "json", shape, data, process_path, {}, None, [])
 
 
 _MISSING = object()
