@@ -1,3 +1,3 @@
-from oomcheck.cli import main
+from oomcheck.program import run
 
-raise SystemExit(main())
+raise SystemExit(run())

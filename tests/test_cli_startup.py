@@ -110,3 +110,35 @@ def test_checking_a_config_builds_no_help_machinery() -> None:
     loaded = modules_after("check", str(CONFIG))
     assert "diagnosis.engine" in loaded
     assert "shutil" not in loaded
+
+
+_LOAD_PROBE = """
+import gc, json, sys
+from oomcheck.program import load_cli
+collections = []
+gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info["generation"]))
+main = load_cli()
+print(json.dumps({"during_imports": len(collections), "enabled": gc.isenabled(),
+                  "frozen": gc.get_freeze_count(), "engine": "diagnosis.engine" in sys.modules}))
+"""
+
+
+def test_the_program_imports_without_collections_and_collects_afterwards() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _LOAD_PROBE], capture_output=True, text=True, check=True, timeout=120, cwd=ROOT
+    )
+    state = json.loads(done.stdout.strip().splitlines()[-1])
+    assert state["engine"]  # the probe did import the engine
+    assert state["during_imports"] == 0
+    assert state["enabled"]
+    assert state["frozen"] > 1000  # what the imports built is out of the collector's way
+
+
+def test_the_console_script_and_python_m_run_the_program() -> None:
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts["oomcheck"] == "oomcheck.program:run"
+    assert "from oomcheck.program import run" in (ROOT / "oomcheck" / "__main__.py").read_text(
+        encoding="utf-8"
+    )
