@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from diagnosis.logreader import gpus
-from diagnosis.logreader.gpus import GPU_TABLE, vram_of_gpu_name
+from diagnosis.logreader.gpus import GPU_TABLE, vram_of_gpu_name, vram_of_gpu_names
 from tests.conftest import CORPUS
 
 # Pieces that sit at the edges of the fast scan: model numbers inside longer numbers, after a decimal
@@ -44,6 +45,10 @@ PIECES = st.sampled_from(
         "titan rtx",
         "TITAN RTX",
         "t\u0131tan rtx",
+        "TITAN\u3000RTX",
+        "\u0130",
+        "\u017f",
+        "\u212a",
         "titan",
         " ",
         "  ",
@@ -106,3 +111,37 @@ def test_the_numberless_check_sees_a_row_in_any_case() -> None:
     assert gpus._NUMBERLESS_ANY.search("T\u0131TAN RTX")  # IGNORECASE folds the dotless i
     assert vram_of_gpu_name("my T\u0131TAN RTX") == _plain("my T\u0131TAN RTX") == ("Titan RTX", 24.0)
     assert re.fullmatch(gpus._NUMBERLESS, "titan rtx")
+
+
+@settings(max_examples=300)
+@given(st.lists(st.lists(PIECES, max_size=6).map("".join), max_size=8))
+def test_the_batch_form_answers_like_one_call_per_line(lines: list[str]) -> None:
+    assert vram_of_gpu_names(lines) == [vram_of_gpu_name(line) for line in lines]
+
+
+def test_the_batch_form_on_every_corpus_input_and_around_a_numberless_row() -> None:
+    for path in sorted(CORPUS.glob("*/*/input.txt")):
+        lines = [line[:400] for line in path.read_text(encoding="utf-8").splitlines()]
+        assert vram_of_gpu_names(lines) == [vram_of_gpu_name(line) for line in lines], path.name
+    lines = ["GPU 0: NVIDIA TITAN RTX", "then a 4090", "titan", "rtx", "step 3090", "A100 80GB"]
+    assert vram_of_gpu_names(lines) == [vram_of_gpu_name(line) for line in lines]
+    assert vram_of_gpu_names(lines[1:]) == [("RTX 4090", 24.0), None, None, None, ("A100", 80.0)]
+
+
+def test_the_numberless_patterns_match_the_same_inside_a_longer_text() -> None:
+    # What the batch form's one search over all lines relies on: no anchors, no lookarounds.
+    assert not re.search(r"\(\?|[\^$]|\\[bBAZ]", gpus._NUMBERLESS)
+
+
+def test_the_letters_ignorecase_folds_to_ascii_are_all_listed() -> None:
+    # Outside these, a case-insensitive match of the rows' ASCII letters and blanks is a plain match in
+    # the lower-cased text: every other letter IGNORECASE takes is ASCII, and blanks have no case.
+    letter, blank = re.compile("(?i)[a-z]"), re.compile(r"\s")
+    folding = set()
+    for code in range(128, sys.maxunicode + 1):
+        char = chr(code)
+        if letter.fullmatch(char):
+            folding.add(char)
+        if blank.fullmatch(char):
+            assert char.lower() == char
+    assert folding == set(gpus._FOLDS_TO_ASCII)

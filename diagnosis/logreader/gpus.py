@@ -8,8 +8,9 @@ holds the most common one.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from diagnosis.lazyre import LazyPattern
@@ -132,6 +133,8 @@ _ANCHOR = LazyPattern(r"(?<![\d.:/])\d{1,4}(?![\d./%])|(?i:" + _NUMBERLESS + ")"
 _MODEL_NUMBER = LazyPattern("(?:" + "|".join(sorted(_MODEL_NUMBERS)) + r")(?![\d./%])")
 _NUMBERLESS_LOWER = LazyPattern(_NUMBERLESS)  # the table's patterns are written in lower case
 _NUMBERLESS_ANY = LazyPattern(_NUMBERLESS, re.IGNORECASE)
+# The characters beyond ASCII that IGNORECASE matches to an ASCII letter (İ ı ſ and the Kelvin sign).
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 _COUNT_WORDS_BEFORE = frozenset(
     {"step", "steps", "epoch", "epochs", "iteration", "iterations", "iter", "line", "port", "pid", "process"}
     | {"width", "height", "resolution", "size", "batch", "rank", "of", "#", "issue", "pr", "commit", "x"}
@@ -153,10 +156,53 @@ def vram_of_gpu_name(text: str) -> tuple[str, float] | None:
     return _first_named(scan, _anchors(scan))
 
 
+def vram_of_gpu_names(lines: Sequence[str]) -> list[tuple[str, float] | None]:
+    """`[vram_of_gpu_name(line) for line in lines]`, with the model numbers of all the lines looked for
+    in one scan: only the lines that hold one are read on their own."""
+    scans = [line[:_MAX_SCAN_CHARS] for line in lines]
+    joined = "\n".join(scans)
+    if _names_numberless(joined):
+        return [vram_of_gpu_name(line) for line in lines]  # rare: a Titan RTX in the lines
+    starts: list[int] = []
+    at = 0
+    for scan in scans:
+        starts.append(at)
+        at += len(scan) + 1
+    found: list[tuple[str, float] | None] = [None] * len(lines)
+    # A model number never spans the line feed between two lines, and every one that starts a number
+    # in a line is found here too (the scan cannot be inside an earlier number there). The tests of
+    # `_anchors` and `_first_named` sort out the rest: the line feed before a line's first character
+    # passes where the start of the line does.
+    flagged = set()
+    for match in _MODEL_NUMBER.finditer(joined):
+        at = match.start()
+        before = joined[at - 1] if at else "\n"
+        if before.isdecimal() or before in ".:/" or (len(match.group()) < 4 and not before.isalpha()):
+            continue
+        flagged.add(bisect.bisect_right(starts, at) - 1)
+    for index in flagged:
+        found[index] = vram_of_gpu_name(lines[index])
+    return found
+
+
+def _names_numberless(scan: str) -> bool:
+    """Does `scan` name a row without a model number? (The patterns have no anchors or lookarounds: a
+    match inside one line of a text is a match in the whole text.)"""
+    if _NUMBERLESS_LOWER.search(scan.lower()) is not None:
+        return scan.isascii() or _NUMBERLESS_ANY.search(scan) is not None
+    # Lower-casing finds every case of the rows' ASCII letters (blanks and digits have no case); only
+    # a text with one of the few other letters that IGNORECASE takes for them needs the slow search.
+    return (
+        not scan.isascii()
+        and any(c in scan for c in _FOLDS_TO_ASCII)
+        and _NUMBERLESS_ANY.search(scan) is not None
+    )
+
+
 def _anchors(scan: str) -> Iterator[re.Match[str]]:
     """The matches of `_ANCHOR` in `scan` that can start a name: all of them when a numberless row is
     named (rare), else only the model numbers, found without trying every offset."""
-    if _NUMBERLESS_LOWER.search(scan.lower()) if scan.isascii() else _NUMBERLESS_ANY.search(scan):
+    if _names_numberless(scan):
         yield from _ANCHOR.finditer(scan)
         return
     for match in _MODEL_NUMBER.finditer(scan):
