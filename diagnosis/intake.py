@@ -31,9 +31,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from functools import cache
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE, key_score
 from diagnosis.decode import decode
@@ -44,8 +44,8 @@ from diagnosis.models import Intake, Piece, PieceKind, SecretHit
 from diagnosis.scrub import LineShapes, scrub_screening
 
 _MAX_FENCE_LINES = 2_000
-_FENCE_START = re.compile(r"[ \t]{0,40}(`{3,}|~{3,})[ \t]*([\w+.#-]{0,40})[ \t]*$")
-_TAG = re.compile(r"[\w+.#-]{1,40}")
+_FENCE_START = LazyPattern(r"[ \t]{0,40}(`{3,}|~{3,})[ \t]*([\w+.#-]{0,40})[ \t]*$")
+_TAG = LazyPattern(r"[\w+.#-]{1,40}")
 _YAML_KEY_LINE = re.compile(
     r"( *)(?:- +)?([A-Za-z_][\w.\-]{0,80}|\"[^\"\n]{1,80}\"|'[^'\n]{1,80}')[ \t]*:(?:[ \t]|$)"
 )
@@ -54,15 +54,15 @@ _YAML_KEY_LINE = re.compile(
 _KEY_NAME = re.compile(
     r"\n[ \t]*(?:- +)?[\"']?([A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*:(?:[ \t]|$)", re.MULTILINE
 )
-_JSON_KEY_NAME = re.compile(r"\"([A-Za-z_][\w.\-]{0,80})\"\s{0,40}:")
+_JSON_KEY_NAME = LazyPattern(r"\"([A-Za-z_][\w.\-]{0,80})\"\s{0,40}:")
 # Key names read before the first look at their score (then after twice as many, and so on).
 _FIRST_SCORE_AT = 4
 _DOC_MARKER = re.compile(r"(?:---|\.\.\.)[ \t]*(?:#.*)?$")
 # Kana and kanji. A wide class is slow to compile, and ASCII text (checked first) cannot hold it.
 _CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_QUOTED = re.compile(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
-_WORD_TOKEN = re.compile(r"[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}")
+_LATIN_WORD = LazyPattern(r"[A-Za-z]{2,}")
+_QUOTED = LazyPattern(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
+_WORD_TOKEN = LazyPattern(r"[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}")
 # Lines kept for the language hint and the sentence test.
 _HINT_CHARS = 200_000
 _PEEL_LINES = 4
@@ -71,7 +71,7 @@ _ECHO_LOOKBACK = 6
 # A log region longer than this is not cut into paragraphs (each cut costs a scan).
 _MAX_PARAGRAPH_LINES = 20_000
 _BLANK_CHUNK = 1024
-_JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.){0,100000}"|[{}\[\]]')
+_JSON_TOKEN = LazyPattern(r'"(?:[^"\\\n]|\\.){0,100000}"|[{}\[\]]')
 
 
 def _prefix_tree(words: Iterable[str]) -> str:
@@ -104,19 +104,24 @@ def _config_line(keys: str) -> str:
     )
 
 
-# The first line is matched on its own and the others after their line break: the literal newline up
-# front lets the regex engine jump from line to line instead of trying every position.
-_CONFIG_FIRST_LINE = re.compile(_config_line(_prefix_tree(ALL_KEYS)))
+# Each line is matched after its line break (the first one after a break put in front of it): the
+# literal newline up front lets the regex engine jump from line to line instead of trying every position.
 _CONFIG_START = re.compile("\n" + _config_line(_prefix_tree(ALL_KEYS)))
-# The same test on line shapes (see scrub.LineShapes: letters lower-cased, digits as "0"): it matches
-# the shape of every line that can start a config, and possibly a few more.
-_CONFIG_LINE_SHAPE = LazyPattern(
-    ("(?m)^" + _config_line(_prefix_tree({re.sub("[0-9]", "0", key) for key in ALL_KEYS}))).encode("ascii")
-)
 
 
-@dataclass
-class _Region:
+@cache
+def _config_line_shape() -> re.Pattern[bytes]:
+    """The same test on line shapes (see scrub.LineShapes: letters lower-cased, digits as "0"): it
+    matches the shape of every line that can start a config, and possibly a few more. Only long texts
+    are read through their shapes, so it is built when the first one comes."""
+    keys = {key.translate(_DIGITS_AS_ZERO) for key in ALL_KEYS}
+    return re.compile(("(?m)^" + _config_line(_prefix_tree(keys))).encode("ascii"))
+
+
+_DIGITS_AS_ZERO = str.maketrans("0123456789", "0000000000")
+
+
+class _Region(NamedTuple):
     kind: str  # "yaml", "json", "log", "prose"
     start: int  # first line (0-based, within the input)
     lines: list[str]  # empty for a long log read whole from `text` (see _long_log)
@@ -129,8 +134,7 @@ class _Region:
 # Fences
 
 
-@dataclass
-class _Block:
+class _Block(NamedTuple):
     start: int  # line of the first content line
     lines: list[str]
     fenced: bool
@@ -280,7 +284,7 @@ def _open_fence(line: str) -> tuple[str, str, str | None, str | None] | None:
     while run_start > 0 and line[run_start - 1] == "`":
         run_start -= 1
     after = line[at + 3 :].strip()
-    if after and not _TAG.fullmatch(after):
+    if after and not _TAG.get().fullmatch(after):
         return None  # a ``` inside a line (a quoted value, inline code): not a fence
     return line[:run_start], line[run_start : at + 3], after or None, None
 
@@ -316,7 +320,7 @@ def _yaml_scores(lines: Sequence[str]) -> bool:
 
 
 def _json_scores(lines: Sequence[str]) -> bool:
-    return _scores_as_config(_JSON_KEY_NAME, "\n".join(lines))
+    return _scores_as_config(_JSON_KEY_NAME.get(), "\n".join(lines))
 
 
 def _config_kind(lines: Sequence[str]) -> str | None:
@@ -403,10 +407,15 @@ def _after_log(lines: list[str], start: int) -> bool:
 def _config_candidates(text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
     """(start of the line, end of the match) of each line from offset `pos` on (a line start) that can
     start a config region."""
-    first = _CONFIG_FIRST_LINE.match(text) if pos == 0 else None
-    if first is not None:
-        yield 0, first.end()
-    for match in _CONFIG_START.finditer(text, first.end() if first is not None else max(0, pos - 1)):
+    first_end = 0
+    if pos == 0:
+        # No match reads past its line's end (the lookahead there sees "\n" or the end alike).
+        line_end = text.find("\n")
+        first = _CONFIG_START.match("\n" + (text if line_end < 0 else text[:line_end]))
+        if first is not None:
+            first_end = first.end() - 1
+            yield 0, first_end
+    for match in _CONFIG_START.finditer(text, first_end if first_end else max(0, pos - 1)):
         yield match.start() + 1, match.end()
 
 
@@ -465,7 +474,7 @@ def _sentence_like(line: str) -> bool:
     if not stripped.isascii() and _CJK.search(stripped):
         return True
     tokens = stripped.split()
-    words = sum(1 for token in tokens if _WORD_TOKEN.fullmatch(token))
+    words = sum(1 for token in tokens if _WORD_TOKEN.get().fullmatch(token))
     return words >= 3 and words >= 0.6 * len(tokens)
 
 
@@ -473,11 +482,11 @@ def _quotes_error(line: str) -> bool:
     """A sentence that quotes an error ("crashed with "CUDA error: out of memory""): the user's words."""
     if not _sentence_like(line):
         return False
-    quoted = _QUOTED.findall(line)
+    quoted = _QUOTED.get().findall(line)
     return (
         bool(quoted)
         and any(is_log_text(q.strip('"`\u201c\u201d')) for q in quoted)
-        and not is_log_text(_QUOTED.sub("", line))
+        and not is_log_text(_QUOTED.get().sub("", line))
     )
 
 
@@ -570,9 +579,9 @@ def _bare_regions(
         pos = cfg_end
     rest = lines if pos == 0 else lines[pos:]  # no copy of a long text's list of lines
     regions.extend(_logs_and_prose(rest, start + pos, text if pos == 0 else None))
-    for region in regions:
+    for index, region in enumerate(regions):
         if region.kind == "log":
-            region.fenced, region.lang_tag = fenced, tag
+            regions[index] = region._replace(fenced=fenced, lang_tag=tag)
     return regions
 
 
@@ -651,7 +660,7 @@ def _whole_config(lines: list[str], budget: int) -> str | None:
 
 def _configless(shapes: LineShapes | None) -> bool:
     """No line of the text can start a config region, as its line shapes show (False: not known)."""
-    return shapes is not None and shapes.few and not shapes.matching(_CONFIG_LINE_SHAPE.get())
+    return shapes is not None and shapes.few and not shapes.matching(_config_line_shape())
 
 
 def _long_log(
@@ -725,6 +734,8 @@ def _split_regions(text: str, budget: int, configless: bool = False) -> list[_Re
 def language_hint(prose: str) -> str | None:
     """'ja' when the user's words contain kana or kanji, 'en' for Latin words, None otherwise."""
     sample = prose[:_HINT_CHARS]
+    if not sample:
+        return None
     # Two matches decide: the search stops at the second.
     if not sample.isascii() and next(islice(_CJK.finditer(sample), 1, None), None) is not None:
         return "ja"
@@ -736,9 +747,8 @@ def language_hint(prose: str) -> str | None:
 _KINDS = {"yaml": PieceKind.CONFIG_YAML, "json": PieceKind.CONFIG_JSON, "log": PieceKind.LOG}
 
 
-@dataclass
-class _Input:
-    index: int
+class _Input(NamedTuple):
+    number: int  # its index among the inputs
     source: str
     text: str
     newline: str
@@ -826,7 +836,7 @@ def read_case(
                     kind=_KINDS[region.kind],
                     text=body,
                     source=item.source,
-                    input_index=item.index,
+                    input_index=item.number,
                     line_offset=region.start - starts[owner],
                     fenced=region.fenced,
                     lang_tag=region.lang_tag,

@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 
 from diagnosis.config.keys import ALL_KEYS
 from diagnosis.intake import (
-    _CONFIG_LINE_SHAPE,
     _DOC_MARKER,
     _KEY_NAME,
     _YAML_KEY_LINE,
     _config_candidates,
     _config_line,
+    _config_line_shape,
     _find_configs,
     _indent,
     _nested_below,
@@ -82,7 +82,7 @@ def test_candidates_equal_the_plain_scan(text: str) -> None:
 def test_the_shape_of_every_candidate_line_is_flagged(text: str) -> None:
     """A text whose line shapes hold no config start has no candidate line (the shapes may flag more)."""
     shapes = LineShapes(text.encode("utf-8"))
-    flagged = shapes.matching(_CONFIG_LINE_SHAPE)
+    flagged = shapes.matching(_config_line_shape())
     lines = text.split("\n")
     starts = [0]
     for line in lines[:-1]:
@@ -93,8 +93,8 @@ def test_the_shape_of_every_candidate_line_is_flagged(text: str) -> None:
 
 def test_shape_flags_keys_with_digits_and_capitals() -> None:
     for line in ("  is_v3: true", "  IS_LUMINA2: true", '- "Train": x', "{", "---"):
-        assert LineShapes(line.encode("utf-8")).matching(_CONFIG_LINE_SHAPE), line
-    assert not LineShapes(b"my_lora:  12%|###| 3/9 [").matching(_CONFIG_LINE_SHAPE)
+        assert LineShapes(line.encode("utf-8")).matching(_config_line_shape()), line
+    assert not LineShapes(b"my_lora:  12%|###| 3/9 [").matching(_config_line_shape())
 
 
 def test_prefix_tree_matches_exactly_the_words() -> None:

@@ -25,8 +25,8 @@ def test_the_early_score_answers_like_the_score_of_every_name(lines: list[str]) 
     expected = key_score(intake._KEY_NAME.findall(yaml_text)) >= MIN_CONFIG_SCORE
     assert intake._scores_as_config(intake._KEY_NAME, yaml_text) is expected
     json_text = "\n".join(lines)
-    expected = key_score(intake._JSON_KEY_NAME.findall(json_text)) >= MIN_CONFIG_SCORE
-    assert intake._scores_as_config(intake._JSON_KEY_NAME, json_text) is expected
+    expected = key_score(intake._JSON_KEY_NAME.get().findall(json_text)) >= MIN_CONFIG_SCORE
+    assert intake._scores_as_config(intake._JSON_KEY_NAME.get(), json_text) is expected
 
 
 @given(st.lists(_NAMES, max_size=20), st.lists(_NAMES, max_size=20))
