@@ -27,6 +27,7 @@ import json
 import math
 import re
 from _json import scanstring
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -822,7 +823,144 @@ class _JsonParser:
         return _Parsed(self.root, self.source_map, None, self.hits, self.stale)
 
 
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _simple_json(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
+    """A JSON document whose root is an object or an array, without duplicate keys, within the
+    limits, read in one loop with the open container in local variables; the result is `_JsonParser`'s
+    (tests/test_speed_cconfig_json.py). None for anything else (an error, a limit, a duplicate key):
+    `_JsonParser` then reads the text and says what is wrong."""
+    # The whitespace pattern always matches (typed as Any: no None to rule out at every token).
+    ws: Callable[[str, int], Any] = _JSON_WS.match
+    number, size = _JSON_NUMBER.match, len(text)
+    max_nodes, max_depth = limits.max_yaml_nodes, limits.max_yaml_depth
+    starts = _line_starts(text) if mapped else []
+    source_map: dict[KeyPath, SourceEntry] = {}
+    pos = ws(text, 0).end()
+    if pos >= size or text[pos] not in "{[" or max_nodes < 1 or max_depth <= 0:
+        return None
+    is_obj = text[pos] == "{"
+    container: Any = {} if is_obj else []
+    path: KeyPath = ()
+    root, start = container, pos
+    # The span of the key the open container sits under (None for the root and for array items), and
+    # the parents' (container, path, is_obj, start, that span).
+    own_key: Span | None = None
+    stack: list[tuple[Any, KeyPath, bool, int, Span | None]] = []
+    key: str = ""
+    value: Any
+    key_span: Span | None = None
+    nodes = 1
+    first, after = True, False  # just opened / an item was just read
+    pos = ws(text, pos + 1).end()
+    try:
+        while True:
+            if pos >= size:
+                return None
+            char = text[pos]
+            if first or after:
+                if char == ("}" if is_obj else "]"):
+                    end = pos + 1
+                    if mapped:
+                        sl = bisect.bisect_right(starts, start) - 1
+                        el = bisect.bisect_right(starts, end) - 1
+                        span = _tuple(Span, (sl, start - starts[sl], el, end - starts[el], start, end))
+                        node = "mapping" if is_obj else "sequence"
+                        source_map[path] = _tuple(SourceEntry, (own_key, span, node, True))
+                    if not stack:
+                        break
+                    container, path, is_obj, start, own_key = stack.pop()
+                    pos = ws(text, end).end()
+                    first, after = False, True
+                    continue
+                if after:
+                    if char != ",":
+                        return None
+                    pos = ws(text, pos + 1).end()
+                    after = False
+                    continue
+            first = False
+            if is_obj:
+                if char != '"':
+                    return None
+                key, end = scanstring(text, pos + 1, True)
+                if key in container:
+                    return None
+                if mapped:
+                    sl = bisect.bisect_right(starts, pos) - 1
+                    el = bisect.bisect_right(starts, end) - 1
+                    key_span = _tuple(Span, (sl, pos - starts[sl], el, end - starts[el], pos, end))
+                pos = ws(text, end).end()
+                if pos >= size or text[pos] != ":":
+                    return None
+                pos = ws(text, pos + 1).end()
+                if pos >= size:
+                    return None
+                char = text[pos]
+            nodes += 1
+            if nodes > max_nodes:
+                return None
+            if char == "{" or char == "[":
+                if len(stack) + 1 >= max_depth:
+                    return None
+                child: Any = {} if char == "{" else []
+                if is_obj:
+                    container[key] = child
+                    child_path: KeyPath = (*path, key)
+                else:
+                    child_path = (*path, len(container))
+                    container.append(child)
+                stack.append((container, path, is_obj, start, own_key))
+                container, path, is_obj, start = child, child_path, char == "{", pos
+                own_key = key_span if stack[-1][2] else None
+                pos = ws(text, pos + 1).end()
+                first = True
+                continue
+            if char == '"':
+                value, end = scanstring(text, pos + 1, True)
+            else:
+                for word, constant in _JSON_CONSTANTS.items():
+                    if text.startswith(word, pos):
+                        value, end = constant, pos + len(word)
+                        break
+                else:
+                    match = number(text, pos)
+                    if match is None:
+                        return None
+                    raw = match.group(0)
+                    value = float(raw) if match.group(1) or match.group(2) else int(raw)
+                    end = match.end()
+            if is_obj:
+                container[key] = value
+                value_path: KeyPath = (*path, key)
+            else:
+                value_path = (*path, len(container))
+                container.append(value)
+            if mapped:
+                sl = bisect.bisect_right(starts, pos) - 1
+                el = bisect.bisect_right(starts, end) - 1
+                span = _tuple(Span, (sl, pos - starts[sl], el, end - starts[el], pos, end))
+                source_map[value_path] = _tuple(
+                    SourceEntry, (key_span if is_obj else None, span, "scalar", True)
+                )
+            pos = ws(text, end).end()
+            after = True
+    except ValueError:  # scanstring: an unterminated string, a bad escape or control character; int()
+        return None
+    return _Parsed(root, source_map, None, [], False)
+
+
 def _parse_json(text: str, limits: Limits, mapped: bool = True) -> _Parsed:
+    simple = _simple_json(text, limits, mapped)
+    if simple is not None:
+        return simple
     parser = _JsonParser(text, limits, mapped)
     try:
         return parser.parse()
