@@ -17,7 +17,7 @@ from diagnosis.config.parse import MISSING, get_path
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.families import arch_from_name, family_for, table, vram_class
-from diagnosis.logreader.gpus import vram_of_gpu_name
+from diagnosis.logreader.gpus import vram_of_gpu_name, vram_of_gpu_names
 from diagnosis.logreader.phase import Mark, marker_of
 from diagnosis.models import (
     ConfigDoc,
@@ -666,11 +666,9 @@ def _gpu_near_the_error(logs: Sequence[LogFacts], facts: Facts) -> tuple[str, fl
     lines = _lines_from(main.piece.text, first)
     end = first + len(lines)
     error = min(max(event.where.line - 1, 0), end)
-    named: list[tuple[int, tuple[str, float]]] = []
-    for index in range(first, min(end, error + _GPU_LINES_AFTER)):
-        found = vram_of_gpu_name(lines[index - first][:400])
-        if found is not None:
-            named.append((index, found))
+    last = min(end, error + _GPU_LINES_AFTER)
+    names = vram_of_gpu_names([line[:400] for line in lines[: max(0, last - first)]])
+    named = [(first + offset, found) for offset, found in enumerate(names) if found is not None]
     if len({name for _, (name, _) in named}) < 2:
         return None
     before = [item for item in named if item[0] <= error]
