@@ -62,7 +62,9 @@ _DOC_MARKER = re.compile(r"(?:---|\.\.\.)[ \t]*(?:#.*)?$")
 _CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _LATIN_WORD = LazyPattern(r"[A-Za-z]{2,}")
 _QUOTED = LazyPattern(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
-_WORD_TOKEN = LazyPattern(r"[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}")
+# A whitespace-separated token that is a plain word ("(word", "don't", "it.\""), counted in one scan of
+# the line: a match must take a whole token, so only tokens that are words in full count.
+_WORD_TOKENS = LazyPattern(r"(?<!\S)[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}(?!\S)")
 # Lines kept for the language hint and the sentence test.
 _HINT_CHARS = 200_000
 _PEEL_LINES = 4
@@ -473,9 +475,8 @@ def _sentence_like(line: str) -> bool:
         return False
     if not stripped.isascii() and _CJK.search(stripped):
         return True
-    tokens = stripped.split()
-    words = sum(1 for token in tokens if _WORD_TOKEN.get().fullmatch(token))
-    return words >= 3 and words >= 0.6 * len(tokens)
+    words = len(_WORD_TOKENS.get().findall(stripped))
+    return words >= 3 and words >= 0.6 * len(stripped.split())
 
 
 def _quotes_error(line: str) -> bool:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnosis import intake
 from diagnosis.config.keys import ALL_KEYS, JOB_KEYS, MIN_CONFIG_SCORE, SECTION_KEYS, key_score
+from tests.conftest import CORPUS
 
 _NAMES = st.sampled_from(sorted(JOB_KEYS | SECTION_KEYS) + sorted(ALL_KEYS)[:12] + ["foo", "bar_baz", "x.y"])
 _YAML_LINE = st.builds(
@@ -39,3 +42,70 @@ def test_a_score_reached_only_after_many_names_is_still_found() -> None:
     lines = [f"unknown_{i}: 1" for i in range(37)] + ["sample_every: 1", "sample_steps: 1", "walk_seed: 1"]
     assert intake._yaml_scores(lines)
     assert not intake._yaml_scores(lines[:-1])
+
+
+_PLAIN_WORD = re.compile(r"[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}")
+
+
+def _plain_sentence_like(line: str) -> bool:
+    """_sentence_like as first written: each whitespace-separated token tested on its own."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if not stripped.isascii() and intake._CJK.search(stripped):
+        return True
+    tokens = stripped.split()
+    words = sum(1 for token in tokens if _PLAIN_WORD.fullmatch(token))
+    return words >= 3 and words >= 0.6 * len(tokens)
+
+
+_TOKEN_PIECES = st.sampled_from(
+    [
+        "word",
+        "It",
+        "don't",
+        "it\u2019s",
+        "(see",
+        "end.",
+        'said"',
+        "'q'",
+        "a-b",
+        "x",
+        "B",
+        "12",
+        "3x",
+        "/path/to",
+        "a/b",
+        "---",
+        "((((word",
+        "word....",
+        "...",
+        ":",
+        ")",
+        '"',
+        "'",
+        "-",
+        "é",
+        "日本",
+    ]
+)
+_BLANKS = st.sampled_from([" ", "  ", "\t", "\u00a0", "\u3000", "\x1c", "\x85", "\u2028", "\n"])
+
+
+@settings(max_examples=500)
+@given(st.lists(st.tuples(_TOKEN_PIECES, st.lists(_TOKEN_PIECES, max_size=2), _BLANKS), max_size=10))
+def test_sentence_like_counts_words_like_token_by_token(parts: list[tuple[str, list[str], str]]) -> None:
+    line = "".join(first + "".join(more) + blank for first, more, blank in parts)
+    assert intake._sentence_like(line) is _plain_sentence_like(line)
+    assert intake._sentence_like(line.strip()) is _plain_sentence_like(line.strip())
+
+
+def test_sentence_like_on_the_bot_benchmark_message_and_corpus_lines() -> None:
+    from benchmarks.botbench import OOM
+
+    lines = OOM.format(mib=512).splitlines()
+    for path in sorted(CORPUS.glob("*/*/input.txt")):
+        lines.extend(path.read_text(encoding="utf-8").splitlines())
+    verdicts = [intake._sentence_like(line) for line in lines]
+    assert verdicts == [_plain_sentence_like(line) for line in lines]
+    assert any(verdicts) and not all(verdicts)
