@@ -17,6 +17,7 @@ from diagnosis.config.parse import MISSING, get_path
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.families import arch_from_name, family_for, table, vram_class
+from diagnosis.lazyre import LazyPattern
 from diagnosis.logreader.gpus import vram_of_gpu_name, vram_of_gpu_names
 from diagnosis.logreader.phase import Mark, marker_of
 from diagnosis.models import (
@@ -79,7 +80,14 @@ def _bare_section(data: dict[str, Any]) -> str | None:
     return best if votes[best] > 0 else None
 
 
-_DEVICE_RE = re.compile(r"^\s*cuda\s*:\s*(\d{1,2})\s*$", re.IGNORECASE)
+def device_index(device: str) -> int | None:
+    """N of `cuda:N` (case ignored, blanks around each part), else None. Read by hand: the pattern it
+    stands for (tests/test_speed_cconfig_startup.py) cost every start-up its compile."""
+    head, colon, tail = device.partition(":")
+    digits = tail.strip()
+    if colon and head.strip().lower() == "cuda" and 1 <= len(digits) <= 2 and digits.isdecimal():
+        return int(digits)
+    return None
 
 
 # A home folder's user name is scrubbed too, but it is no credential to revoke.
@@ -96,7 +104,8 @@ def _cut(text: str) -> str:
     return text if len(text) <= _EVIDENCE_CHARS else text[: _EVIDENCE_CHARS - 1] + "…"
 
 
-_FRAME_RE = re.compile(r'^\s{0,12}File "([^"\n]{1,1000})"(?:, line \d{1,9})?, in (\S{1,200})')
+# Compiled when a log is first read (a config alone never needs it).
+_FRAME_RE = LazyPattern(r'^\s{0,12}File "([^"\n]{1,1000})"(?:, line \d{1,9})?, in (\S{1,200})')
 
 
 def _frame_text(text: str) -> str:
@@ -538,9 +547,8 @@ def _read_sample(cfg: _Config, facts: Facts) -> None:
 
 def _read_device(cfg: _Config, facts: Facts) -> None:
     device = cfg.str("device", ("device",))
-    match = _DEVICE_RE.match(device or "")
-    if match:
-        facts.device_index = int(match.group(1))
+    if device is not None:
+        facts.device_index = device_index(device)
 
 
 def read_config_facts(doc: ConfigDoc | None) -> Facts:

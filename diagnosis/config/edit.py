@@ -23,7 +23,6 @@ yields nothing.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -125,11 +124,13 @@ def _yaml_scalar(value: Any, like: str = "", flow: bool = False) -> str:
     if like.startswith("'") and "\n" not in text:
         return "'" + text.replace("'", "''") + "'"
     if like.startswith('"') or not _plain_ok(text, flow):
-        return json.dumps(text, ensure_ascii=False)
+        return _json_scalar(text)
     return text
 
 
 def _json_scalar(value: Any) -> str:
+    import json  # here, not at the top: most fixes write no quoted string, and json costs start-up
+
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -456,6 +457,8 @@ class _Planner:
         self, entry: SourceEntry, kids: list[tuple[KeyPath, SourceEntry]], tree: dict[str, Any]
     ) -> None:
         t = self.t
+        if t.json:
+            import json  # JSON configs only (see _json_scalar)
         multiline = entry.value.start_line != entry.value.end_line
         if t.json and multiline and kids:
             first_key = kids[0][1].key

@@ -23,7 +23,6 @@ error: `ConfigDoc.ok` is then False, and nothing downstream treats it as a confi
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import re
 from _json import scanstring
@@ -34,6 +33,7 @@ from typing import Any
 import yaml
 
 from diagnosis.config.keys import TRAINER_TYPES, looks_like_config
+from diagnosis.lazyre import LazyPattern
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.models import (
     ConfigDoc,
@@ -61,15 +61,17 @@ _WORDS: dict[str, bool | None] = {
     **dict.fromkeys(_TRUES, True),
     **dict.fromkeys(_FALSES, False),
 }
-# YAML 1.1 integers: decimal, binary, octal, hexadecimal (fullmatch tries each alternative).
-_INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)|[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+")
-_FLOAT = re.compile(
+# YAML 1.1 integers: decimal, binary, octal, hexadecimal (fullmatch tries each alternative). Both
+# patterns compile on first use: a config whose numbers are all plain decimals needs neither.
+_INT = LazyPattern(r"[-+]?(?:0|[1-9][0-9_]*)|[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+")
+_FLOAT = LazyPattern(
     r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?"
     r"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+"  # AI Toolkit's loader reads `1e-4` as a float
     r"|[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?"
 )
-_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
-_NAN = re.compile(r"\.(?:nan|NaN|NAN)")
+# The spellings of infinity and NaN (sets, not patterns: nothing to compile at start-up).
+_INFS = frozenset(sign + dot for sign in ("", "-", "+") for dot in (".inf", ".Inf", ".INF"))
+_NANS = frozenset({".nan", ".NaN", ".NAN"})
 _TAG = "tag:yaml.org,2002:"
 
 
@@ -90,9 +92,9 @@ def _to_int(text: str) -> int | None:
 
 
 def _to_float(text: str) -> float | None:
-    if _INF.fullmatch(text):
+    if text in _INFS:
         return -math.inf if text.startswith("-") else math.inf
-    if _NAN.fullmatch(text):
+    if text in _NANS:
         return math.nan
     try:
         return float(text.replace("_", ""))
@@ -104,12 +106,17 @@ def resolve_plain(text: str) -> Any:
     """The value of a plain (unquoted) YAML scalar, as AI Toolkit's loader would read it."""
     if text in _WORDS:
         return _WORDS[text]
-    if text[0] not in "-+0123456789.":
+    first = text[0]
+    if first not in "-+0123456789.":
         return text
-    if _INT.fullmatch(text):
+    if (first != "0" or len(text) == 1) and len(text) <= 18 and text.isdigit() and text.isascii():
+        return int(text)  # a plain decimal, the commonest number
+    # No integer holds a dot, and only a hexadecimal one an "e" (then after "0x").
+    could_be_int = "." not in text and ("x" in text or ("e" not in text and "E" not in text))
+    if could_be_int and _INT.get().fullmatch(text):
         number = _to_int(text)
         return text if number is None else number
-    if _FLOAT.fullmatch(text) or _INF.fullmatch(text) or _NAN.fullmatch(text):
+    if _FLOAT.get().fullmatch(text) or text in _INFS or text in _NANS:
         real = _to_float(text)
         return text if real is None else real
     return text
@@ -638,8 +645,9 @@ def _general_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed:
 # --------------------------------------------------------------------------------------------------
 # JSON
 
-_JSON_WS = re.compile(r"[ \t\n\r]*")
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+# Compiled when a JSON config first turns up (a YAML config never needs them).
+_JSON_WS = LazyPattern(r"[ \t\n\r]*")
+_JSON_NUMBER = LazyPattern(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _JSON_CONSTANTS: dict[str, Any] = {
     "true": True,
     "false": False,
@@ -838,8 +846,8 @@ def _simple_json(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
     (tests/test_speed_cconfig_json.py). None for anything else (an error, a limit, a duplicate key):
     `_JsonParser` then reads the text and says what is wrong."""
     # The whitespace pattern always matches (typed as Any: no None to rule out at every token).
-    ws: Callable[[str, int], Any] = _JSON_WS.match
-    number, size = _JSON_NUMBER.match, len(text)
+    ws: Callable[[str, int], Any] = _JSON_WS.get().match
+    number, size = _JSON_NUMBER.get().match, len(text)
     max_nodes, max_depth = limits.max_yaml_nodes, limits.max_yaml_depth
     starts = _line_starts(text) if mapped else []
     source_map: dict[KeyPath, SourceEntry] = {}
@@ -1090,6 +1098,8 @@ def _json_holds(text: str, expected: dict[str, Any], limits: Limits) -> bool:
     On a text that the stdlib's reader takes, the JSON reader here reads the same data (the same
     grammar, the same string scanner, NaN and Infinity, the last of duplicate keys) unless a limit cuts
     it; the stdlib refuses what this reader would partly take (text after the document)."""
+    import json  # here, not at the top: only a corrected JSON config needs it, and it costs start-up
+
     try:
         loaded = json.loads(text)
     except (ValueError, RecursionError):
