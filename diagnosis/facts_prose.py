@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parser  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, NamedTuple
 
 from diagnosis.datafile import DATA_DIR, load_data_file
 from diagnosis.models import Phase
@@ -24,8 +24,7 @@ _MAX_LINE_CHARS = 2_000
 _QUOTE_CHARS = 200
 
 
-@dataclass(frozen=True)
-class _Patterns:
+class _Patterns(NamedTuple):
     regression: tuple[re.Pattern[str], ...]
     worked_before: tuple[re.Pattern[str], ...]
     same_settings: tuple[re.Pattern[str], ...]

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
 from diagnosis.config.parse import holding, parse_config
@@ -41,8 +41,7 @@ _SEVERITY_TIER = {Severity.ERROR: 2, Severity.WARNING: 3, Severity.INFO: 4}
 Recheck = Callable[[ConfigDoc], list[Finding]]
 
 
-@dataclass(frozen=True)
-class _Order:
+class _Order(NamedTuple):
     ruled_out_load: frozenset[str]
     ruled_out_host: frozenset[str]
     first: tuple[str, ...]

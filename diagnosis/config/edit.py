@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from diagnosis.config.parse import MISSING, get_path, resolve_plain
 from diagnosis.models import ConfigDoc, ConfigEdit, ConfigShape, KeyPath, SourceEntry, TextEdit
@@ -54,8 +54,7 @@ _NEIGHBOURS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class SkippedEdit:
+class SkippedEdit(NamedTuple):
     edit: ConfigEdit
     reason: str  # not_parsed, limit_hit, no_process, not_a_mapping, alias, list_item, value_type, section
 

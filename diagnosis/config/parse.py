@@ -28,7 +28,7 @@ import re
 from _json import scanstring
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -384,12 +384,11 @@ class _YamlBuilder:
             self.source_map[frame.path] = SourceEntry(None, span, frame.kind, frame.flow)
 
 
-@dataclass
-class _Parsed:
-    data: Any = None
-    source_map: dict[KeyPath, SourceEntry] = field(default_factory=dict)
-    error: ConfigError | None = None
-    hits: list[str] = field(default_factory=list)
+class _Parsed(NamedTuple):
+    data: Any
+    source_map: dict[KeyPath, SourceEntry]
+    error: ConfigError | None
+    hits: list[str]
     stale: bool = True  # the source map may hold paths the data does not have
 
 
@@ -639,7 +638,7 @@ def _general_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed:
         return _Parsed(None, {}, _yaml_error(text, exc), [])
     except (UnicodeError, ValueError) as exc:
         return _Parsed(None, {}, _config_error(text, 0, 0, str(exc)[:200]), [])
-    return first if first is not None else _Parsed()
+    return first if first is not None else _Parsed(None, {}, None, [])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -770,7 +769,7 @@ class _JsonParser:
         size = len(text)
         pos = self._ws(0)
         if pos >= size:
-            return _Parsed()
+            return _Parsed(None, {}, None, [])
         while True:
             top = self.stack[-1] if self.stack else None
             if pos >= size:
