@@ -63,8 +63,10 @@ _CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _LATIN_WORD = LazyPattern(r"[A-Za-z]{2,}")
 _QUOTED = LazyPattern(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
 # A whitespace-separated token that is a plain word ("(word", "don't", "it.\""), counted in one scan of
-# the line: a match must take a whole token, so only tokens that are words in full count.
-_WORD_TOKENS = LazyPattern(r"(?<!\S)[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}(?!\S)")
+# " " + the line: a match runs from the blank before a token to the token's end, so only tokens that
+# are words in full count (\s is what str.split splits at). Starting from the blank lets the scan skip
+# from blank to blank.
+_WORD_TOKENS = LazyPattern(r"\s[\"'(]{0,3}[A-Za-z][A-Za-z'\u2019-]{0,40}[.,!?:;)\"']{0,3}(?!\S)")
 # Lines kept for the language hint and the sentence test.
 _HINT_CHARS = 200_000
 _PEEL_LINES = 4
@@ -475,7 +477,7 @@ def _sentence_like(line: str) -> bool:
         return False
     if not stripped.isascii() and _CJK.search(stripped):
         return True
-    words = len(_WORD_TOKENS.get().findall(stripped))
+    words = len(_WORD_TOKENS.get().findall(" " + stripped))
     return words >= 3 and words >= 0.6 * len(stripped.split())
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -109,3 +110,8 @@ def test_sentence_like_on_the_bot_benchmark_message_and_corpus_lines() -> None:
     verdicts = [intake._sentence_like(line) for line in lines]
     assert verdicts == [_plain_sentence_like(line) for line in lines]
     assert any(verdicts) and not all(verdicts)
+
+
+def test_the_word_scan_splits_where_str_split_does() -> None:
+    blank = re.compile(r"\s")
+    assert all(bool(blank.fullmatch(chr(code))) == chr(code).isspace() for code in range(sys.maxunicode + 1))
