@@ -184,7 +184,7 @@ async def _answer_in_turn(bot: OomBot, message: discord.Message, mention: bool) 
     if not _may_reply(bot, message, moderator):
         return
     sent = await message.reply(
-        **prepared.outgoing.send_kwargs(), view=prepared.buttons.for_send(), mention_author=False
+        **prepared.outgoing.reply_kwargs(), view=prepared.buttons.for_send(), mention_author=False
     )
     await bot.remember(prepared, sent.id)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import discord
 
@@ -14,6 +14,46 @@ from bot.engine import DiscordReplyLike
 NO_MENTIONS = discord.AllowedMentions.none()
 CONTENT_LIMIT = 2000
 DESCRIPTION_LIMIT = 4096
+# The keys of the embeds the renderer and `from_text` make (see `wire_embed`).
+_PLAIN_EMBED_KEYS = frozenset({"title", "description", "color"})
+
+
+class WireEmbed:
+    """An embed already in the form discord.py sends: when it sends a message, all it asks of an
+    embed is `to_dict()`."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._data
+
+
+def wire_embed(embed: Mapping[str, Any]) -> discord.Embed:
+    """What `discord.Embed.from_dict(embed)` would send (its `to_dict()`), built directly for the
+    plain embeds of a reply (a title, a description, a colour), without a `discord.Embed` that is
+    made only to be turned back into the same dict. Any other embed becomes a `discord.Embed`."""
+    title, description = embed.get("title"), embed.get("description")
+    color = embed.get("color", 0)
+    if not (
+        embed.keys() <= _PLAIN_EMBED_KEYS
+        and isinstance(title, str | None)
+        and isinstance(description, str | None)
+        and type(color) is int
+    ):
+        return discord.Embed.from_dict(dict(embed))
+    # discord.Embed.to_dict: its flags first, then the colour if one was given, then the texts
+    # that are not empty, description before title.
+    data: dict[str, Any] = {"flags": 0}
+    if "color" in embed:
+        data["color"] = color
+    if description:
+        data["description"] = description
+    if title:
+        data["title"] = title
+    return cast(discord.Embed, WireEmbed(data))
 
 
 @dataclass(frozen=True)
@@ -33,11 +73,19 @@ class Outgoing:
 
     def send_kwargs(self) -> dict[str, Any]:
         """For `Messageable.send`, `followup.send`: new message."""
+        return self._new_message(self.discord_embeds())
+
+    def reply_kwargs(self) -> dict[str, Any]:
+        """`send_kwargs` with the embeds in their wire form (`wire_embed`), for a new message sent
+        with `Messageable.send` / `Message.reply`, which only serialize them."""
+        return self._new_message([wire_embed(embed) for embed in self.embeds])
+
+    def _new_message(self, embeds: list[discord.Embed]) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
         if self.content:
             kwargs["content"] = self.content
-        if self.embeds:
-            kwargs["embeds"] = self.discord_embeds()
+        if embeds:
+            kwargs["embeds"] = embeds
         if self.files:
             kwargs["files"] = self.discord_files()
         return kwargs
