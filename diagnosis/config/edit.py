@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from diagnosis.config.parse import MISSING, get_path, resolve_plain
@@ -59,10 +58,15 @@ class SkippedEdit(NamedTuple):
     reason: str  # not_parsed, limit_hit, no_process, not_a_mapping, alias, list_item, value_type, section
 
 
-@dataclass
 class EditPlan:
-    edits: list[TextEdit] = field(default_factory=list)
-    skipped: list[SkippedEdit] = field(default_factory=list)
+    """The text edits planned, and the config edits that could not be made (a plain class: a
+    dataclass costs start-up)."""
+
+    __slots__ = ("edits", "skipped")
+
+    def __init__(self) -> None:
+        self.edits: list[TextEdit] = []
+        self.skipped: list[SkippedEdit] = []
 
 
 # --------------------------------------------------------------------------------------------------
@@ -225,11 +229,15 @@ class _Text:
 # Planning
 
 
-@dataclass
 class _Insert:
-    parent: KeyPath
-    tree: dict[str, Any] = field(default_factory=dict)  # new keys → value or nested dict of new keys
-    edits: list[ConfigEdit] = field(default_factory=list)
+    """The keys to insert under one mapping (a plain class: a dataclass costs start-up)."""
+
+    __slots__ = ("edits", "parent", "tree")
+
+    def __init__(self, parent: KeyPath) -> None:
+        self.parent = parent
+        self.tree: dict[str, Any] = {}  # new keys → value or nested dict of new keys
+        self.edits: list[ConfigEdit] = []
 
 
 class _Planner:

@@ -27,7 +27,6 @@ import math
 import re
 from _json import scanstring
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import yaml
@@ -155,21 +154,36 @@ def _no_span(start: Any, end: Any) -> Span:
     return _NO_SPAN
 
 
-@dataclass
 class _Frame:
-    container: dict[str, Any] | list[Any] | None  # None: the subtree is being skipped
-    path: KeyPath
-    start: Any  # the start mark
-    flow: bool
-    anchor: str | None
-    kind: str  # "mapping" or "sequence"
-    size: int = 1
-    key: str | None = None
-    key_span: Span | None = None
-    expecting_value: bool = False
-    skip_value: bool = False
-    merges: list[Any] = field(default_factory=list)
-    merge: bool = False  # this collection is the value of a `<<` merge key
+    """An open collection of the general builder (a plain class: a dataclass costs start-up)."""
+
+    __slots__ = (
+        "anchor", "container", "expecting_value", "flow", "key", "key_span", "kind", "merge", "merges",
+        "path", "size", "skip_value", "start",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        container: dict[str, Any] | list[Any] | None,  # None: the subtree is being skipped
+        path: KeyPath,
+        start: Any,  # the start mark
+        flow: bool,
+        anchor: str | None,
+        kind: str,  # "mapping" or "sequence"
+    ) -> None:
+        self.container = container
+        self.path = path
+        self.start = start
+        self.flow = flow
+        self.anchor = anchor
+        self.kind = kind
+        self.size = 1
+        self.key: str | None = None
+        self.key_span: Span | None = None
+        self.expecting_value = False
+        self.skip_value = False
+        self.merges: list[Any] = []
+        self.merge = False  # this collection is the value of a `<<` merge key
 
 
 class _Stop(Exception):
@@ -674,15 +688,25 @@ class _Lines:
         return Span(sl, start - self.starts[sl], el, end - self.starts[el], start, end)
 
 
-@dataclass
 class _JFrame:
-    container: dict[str, Any] | list[Any] | None  # None: too deep, skipped
-    is_object: bool
-    path: KeyPath
-    start: int
-    key: str | None = None
-    key_span: tuple[int, int] | None = None
-    state: str = "first"  # first (just opened), key, value, comma
+    """An open container of `_JsonParser` (a plain class: a dataclass costs start-up)."""
+
+    __slots__ = ("container", "is_object", "key", "key_span", "path", "start", "state")
+
+    def __init__(
+        self,
+        container: dict[str, Any] | list[Any] | None,  # None: too deep, skipped
+        is_object: bool,
+        path: KeyPath,
+        start: int,
+    ) -> None:
+        self.container = container
+        self.is_object = is_object
+        self.path = path
+        self.start = start
+        self.key: str | None = None
+        self.key_span: tuple[int, int] | None = None
+        self.state = "first"  # first (just opened), key, value, comma
 
 
 class _JsonParser:
