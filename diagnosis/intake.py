@@ -483,7 +483,8 @@ def _sentence_like(line: str) -> bool:
 
 def _quotes_error(line: str) -> bool:
     """A sentence that quotes an error ("crashed with "CUDA error: out of memory""): the user's words."""
-    if not _sentence_like(line):
+    # The quote characters first: most lines have none, and the sentence test reads every token.
+    if ('"' not in line and "`" not in line and "\u201c" not in line) or not _sentence_like(line):
         return False
     quoted = _QUOTED.get().findall(line)
     return (
@@ -491,6 +492,19 @@ def _quotes_error(line: str) -> bool:
         and any(is_log_text(q.strip('"`\u201c\u201d')) for q in quoted)
         and not is_log_text(_QUOTED.get().sub("", line))
     )
+
+
+def _peel_tail(p: list[str], head: int) -> int:
+    """Where the sentences at the end of log paragraph `p` start (at most _PEEL_LINES of them, and not
+    before line `head` + 1): `len(p)` when there are none."""
+    tail = len(p)
+    # A log line ends the peeling whether or not it reads like a sentence: that is asked first (it is
+    # the cheaper question).
+    while tail > head + 1 and len(p) - tail < _PEEL_LINES and not is_log_text(p[tail - 1]):
+        if not _sentence_like(p[tail - 1]):
+            break
+        tail -= 1
+    return tail
 
 
 def _paragraphs(lines: list[str], start: int) -> list[tuple[int, list[str]]]:
@@ -538,11 +552,7 @@ def _logs_and_prose(lines: list[str], start: int, joined: str | None = None) -> 
         head = 0
         while head < min(_PEEL_LINES, len(p) - 1) and _sentence_like(p[head]) and not is_log_text(p[head]):
             head += 1
-        tail = len(p)
-        while tail > head + 1 and len(p) - tail < _PEEL_LINES and _sentence_like(p[tail - 1]):
-            if is_log_text(p[tail - 1]):
-                break
-            tail -= 1
+        tail = _peel_tail(p, head)
         if head and not is_log_text("\n".join(p[head:tail])):
             head = 0  # the sentence was what made it a log (e.g. it quotes the error): keep it whole
         if head:

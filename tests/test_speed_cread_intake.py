@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from diagnosis import intake
 from diagnosis.config.keys import ALL_KEYS, JOB_KEYS, MIN_CONFIG_SCORE, SECTION_KEYS, key_score
+from diagnosis.logreader.detect import is_log_text
 from tests.conftest import CORPUS
 
 _NAMES = st.sampled_from(sorted(JOB_KEYS | SECTION_KEYS) + sorted(ALL_KEYS)[:12] + ["foo", "bar_baz", "x.y"])
@@ -115,3 +116,55 @@ def test_sentence_like_on_the_bot_benchmark_message_and_corpus_lines() -> None:
 def test_the_word_scan_splits_where_str_split_does() -> None:
     blank = re.compile(r"\s")
     assert all(bool(blank.fullmatch(chr(code))) == chr(code).isspace() for code in range(sys.maxunicode + 1))
+
+
+def _plain_quotes_error(line: str) -> bool:
+    """_quotes_error as first written: the sentence test first."""
+    if not intake._sentence_like(line):
+        return False
+    quoted = intake._QUOTED.get().findall(line)
+    return (
+        bool(quoted)
+        and any(is_log_text(q.strip('"`\u201c\u201d')) for q in quoted)
+        and not is_log_text(intake._QUOTED.get().sub("", line))
+    )
+
+
+def _plain_peel_tail(p: list[str], head: int) -> int:
+    """_peel_tail as first written: the sentence test first, then the log test."""
+    tail = len(p)
+    while tail > head + 1 and len(p) - tail < intake._PEEL_LINES and intake._sentence_like(p[tail - 1]):
+        if is_log_text(p[tail - 1]):
+            break
+        tail -= 1
+    return tail
+
+
+_USER_LINES = st.sampled_from(
+    [
+        "my run dies at step 1, please help",
+        'it crashed with "CUDA error: out of memory" again today',
+        "it crashed with `Killed` and nothing else, any idea",
+        "it crashed with \u201cCUDA error: out of memory\u201d on my 4090",
+        'she said "hello there" to me',
+        'see "Traceback (most recent call last)" and Error running job: x here',
+        "Error running job: CUDA out of memory. Tried to allocate 20.00 MiB",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        'File "/x/run.py", line 90, in main',
+        "Killed",
+        "thanks in advance for any help with this",
+        "CUDA error: out of memory",
+        "ok",
+        '"',
+        "",
+    ]
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(_USER_LINES, min_size=1, max_size=9), st.integers(0, 3))
+def test_the_peeling_answers_like_the_sentence_first_order(p: list[str], head: int) -> None:
+    head = min(head, len(p) - 1)
+    assert intake._peel_tail(p, head) == _plain_peel_tail(p, head)
+    for line in p:
+        assert intake._quotes_error(line) is _plain_quotes_error(line)
