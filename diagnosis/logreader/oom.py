@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from diagnosis.logreader.lines import ERROR_RUNNING_JOB
-from diagnosis.logreader.units import SIZE, to_bytes
+from diagnosis.logreader.units import SIZE, SIZE_MAX_CHARS, to_bytes
 from diagnosis.models import OomEvent, OomKind, OtherProcess
 
 _S = SIZE  # two groups: number, unit
@@ -21,14 +21,18 @@ _TRIED = re.compile(r"Tried to allocate " + _S)
 # "GPU 0 has a total capacity of", the 2.1 typo "capacty", and the blank index "GPU  has" (a NUL byte).
 _NEW_TOTAL = re.compile(r"GPU ?(\d{0,3}) ?has a total capac?i?ty of " + _S + r" of which " + _S + r" is free")
 _OLD_DEVICE = re.compile(r"\(GPU (\d{1,3});")
-_OLD_TOTAL = re.compile(_S + r" total capacity;")
-_OLD_ALLOCATED = re.compile(_S + r" already allocated;")
-_OLD_FREE = re.compile(_S + r" free;")
+_OLD_TOTAL_WORDS = " total capacity;"
+_OLD_TOTAL = re.compile(_S + re.escape(_OLD_TOTAL_WORDS))
+_OLD_ALLOCATED_WORDS = " already allocated;"
+_OLD_ALLOCATED = re.compile(_S + re.escape(_OLD_ALLOCATED_WORDS))
+_OLD_FREE_WORDS = " free;"
+_OLD_FREE = re.compile(_S + re.escape(_OLD_FREE_WORDS))
 _OLD_RESERVED = re.compile(_S + r" (reserved in total by PyTorch|cached)\)")
 _OTHER_PROCESS = re.compile(r"Process (\d{1,10}) has " + _S + r" memory in use")
 _THIS_PROCESS = re.compile(r"this process has " + _S + r" memory in use")
 _ALLOCATED = re.compile(r"Of the allocated memory " + _S + r" is allocated by PyTorch")
-_RESERVED_UNALLOCATED = re.compile(_S + r" is reserved by PyTorch but unallocated")
+_RESERVED_UNALLOCATED_WORDS = " is reserved by PyTorch but unallocated"
+_RESERVED_UNALLOCATED = re.compile(_S + re.escape(_RESERVED_UNALLOCATED_WORDS))
 
 # cudaMallocAsync: a headline, then one "label : size" per line.
 _ASYNC_HEAD = re.compile(r"Allocation on device (\d{1,3}) would exceed allowed memory")
@@ -86,6 +90,22 @@ def _size(match: re.Match[str] | None, first: int = 1) -> int | None:
     return to_bytes(match.group(first), match.group(first + 1))
 
 
+def _size_before(pattern: re.Pattern[str], line: str, words: str) -> re.Match[str] | None:
+    """`pattern.search(line)` for a pattern that is `SIZE` followed by `words`: the pattern is tried
+    only just before each place the words occur. (Searched from the size, the scan would try a number
+    at every digit of the line.)"""
+    at = line.find(words)
+    while at >= 0:
+        # A match ends with these words and starts at most SIZE_MAX_CHARS before them; the pattern
+        # looks neither behind its start nor past its end, so the cut-out search finds what a search
+        # of the whole line finds there.
+        found = pattern.search(line, max(0, at - SIZE_MAX_CHARS), at + len(words))
+        if found is not None:
+            return found
+        at = line.find(words, at + 1)
+    return None
+
+
 def could_be_oom(line: str) -> bool:
     """A cheap screen: a line without any of these words cannot be an OOM line.
 
@@ -125,13 +145,15 @@ def _caching_allocator(line: str, kind: OomKind) -> ParsedOom:
             event.other_processes.append(OtherProcess(int(other.group(1)), _size(other, 2) or 0))
         event.process_bytes = _size(_THIS_PROCESS.search(line))
         event.allocated_bytes = _size(_ALLOCATED.search(line))
-        event.reserved_unallocated_bytes = _size(_RESERVED_UNALLOCATED.search(line))
+        event.reserved_unallocated_bytes = _size(
+            _size_before(_RESERVED_UNALLOCATED, line, _RESERVED_UNALLOCATED_WORDS)
+        )
     else:
         device = _OLD_DEVICE.search(line)
         event.device_index = int(device.group(1)) if device else None
-        event.total_bytes = _size(_OLD_TOTAL.search(line))
-        event.allocated_bytes = _size(_OLD_ALLOCATED.search(line))
-        event.free_bytes = _size(_OLD_FREE.search(line))
+        event.total_bytes = _size(_size_before(_OLD_TOTAL, line, _OLD_TOTAL_WORDS))
+        event.allocated_bytes = _size(_size_before(_OLD_ALLOCATED, line, _OLD_ALLOCATED_WORDS))
+        event.free_bytes = _size(_size_before(_OLD_FREE, line, _OLD_FREE_WORDS))
         reserved = _OLD_RESERVED.search(line)
         if reserved is not None and reserved.group(3) == "cached":
             # 1.0-era "cached" is what the allocator holds beyond the allocated memory.

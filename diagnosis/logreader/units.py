@@ -29,6 +29,8 @@ _MULTIPLIER: dict[str, int] = {
 # A number and a unit, as a fragment to embed in larger patterns (two groups: number, unit).
 # Bounded digits keep it linear; the unit alternation lists longer spellings first.
 SIZE = r"(\d{1,20}(?:\.\d{1,6})?)\s?(bytes|byte|[KkMGTPE]i?B|B)(?![A-Za-z])"
+# The longest text `SIZE` matches: 20 digits, a point and 6 more, a blank, "bytes".
+SIZE_MAX_CHARS = 20 + 1 + 6 + 1 + 5
 
 
 def to_bytes(number: str, unit: str) -> int | None:
