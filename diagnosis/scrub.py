@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
+from diagnosis.lazyre import LazyPattern
 from diagnosis.models import SecretHit
 
 # How far around a candidate we look for words such as "wandb" or "civitai" (kept small and fixed so a
@@ -56,7 +57,7 @@ def _context(text: str, start: int, end: int) -> str:
 # --------------------------------------------------------------------------------------------------
 # Hugging Face: hf_ followed by 30–40 letters and digits (real ones are 34, mixed case).
 
-_HF = re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])")
+_HF = LazyPattern(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])")
 
 
 def _hf_ok(token: str) -> bool:
@@ -77,8 +78,8 @@ def _find_hf(text: str, low: str) -> Iterator[_Candidate]:
 
 _B64 = r"A-Za-z0-9_\-"
 _DISCORD_MIDDLE = re.compile(rf"\.[{_B64}]{{6,7}}\.")
-_DISCORD_HEAD = re.compile(rf"(?<![{_B64}.])[{_B64}]{{23,28}}\Z")
-_DISCORD_TAIL = re.compile(rf"[{_B64}]{{27,40}}(?![{_B64}.])")
+_DISCORD_HEAD = LazyPattern(rf"(?<![{_B64}.])[{_B64}]{{23,28}}\Z")
+_DISCORD_TAIL = LazyPattern(rf"[{_B64}]{{27,40}}(?![{_B64}.])")
 
 
 def _decodes_to_snowflake(part: str) -> bool:
@@ -104,9 +105,9 @@ def _find_discord(text: str, low: str) -> Iterator[_Candidate]:
 # Hex keys are only looked for near their service's name: a bare 40-hex string is far more often a
 # git commit, and a 32-hex one a file hash.
 
-_HEX40 = re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{40}(?![0-9A-Za-z_])")
-_HEX32 = re.compile(r"(?<![0-9A-Za-z_])[0-9a-fA-F]{32}(?![0-9A-Za-z_])")
-_URL_TOKEN = re.compile(r"[?&](?:token|api_key|apikey)=([A-Za-z0-9_-]{16,128})(?![A-Za-z0-9_-])")
+_HEX40 = LazyPattern(r"(?<![0-9A-Za-z_])[0-9a-f]{40}(?![0-9A-Za-z_])")
+_HEX32 = LazyPattern(r"(?<![0-9A-Za-z_])[0-9a-fA-F]{32}(?![0-9A-Za-z_])")
+_URL_TOKEN = LazyPattern(r"[?&](?:token|api_key|apikey)=([A-Za-z0-9_-]{16,128})(?![A-Za-z0-9_-])")
 
 
 def _near(low: str, word: str) -> Iterator[tuple[int, int]]:
@@ -148,7 +149,7 @@ def _find_civitai(text: str, low: str) -> Iterator[_Candidate]:
 # --------------------------------------------------------------------------------------------------
 # OpenAI-style keys: sk-…, sk-proj-…
 
-_OPENAI = re.compile(
+_OPENAI = LazyPattern(
     r"sk-(?<![A-Za-z0-9_-]sk-)(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])"
 )
 
@@ -170,14 +171,24 @@ def _find_openai(text: str, low: str) -> Iterator[_Candidate]:
 # no underscore, so each match has exactly one, and a scan that jumps from underscore to underscore
 # finds the same tokens as one that tries every offset for a prefix.
 _EDGE = "(?<![A-Za-z0-9_])"
-_PREFIXED = re.compile(
+_PREFIXED = LazyPattern(
     rf"_(?:(?<={_EDGE}gh[pousr]_)|(?<={_EDGE}rpa_)|(?<={_EDGE}r8_))[A-Za-z0-9]{{20,80}}(?![A-Za-z0-9_])"
 )
 _PREFIX_KIND = {"rpa": "runpod_key", "r8": "replicate_token"}
 
 
+def _has_prefix(low: str) -> bool:
+    """Does the (lower-cased) text hold one of the prefixes? "gh" alone is in many words ("height")."""
+    at = low.find("gh")
+    while at >= 0:
+        if low.startswith("_", at + 3) and low[at + 2 : at + 3] in ("p", "o", "u", "s", "r"):
+            return True
+        at = low.find("gh", at + 1)
+    return "rpa_" in low or "r8_" in low
+
+
 def _find_prefixed(text: str, low: str) -> Iterator[_Candidate]:
-    if "gh" not in low and "rpa_" not in low and "r8_" not in low:
+    if not _has_prefix(low):
         return
     for m in _PREFIXED.finditer(text):
         prefix = "r8" if text[m.start() - 1] == "8" else text[m.start() - 3 : m.start()]
@@ -191,8 +202,8 @@ def _find_prefixed(text: str, low: str) -> Iterator[_Candidate]:
 # --------------------------------------------------------------------------------------------------
 # HTTP credentials: `Authorization: Bearer <token>` and `https://user:password@host`.
 
-_BEARER = re.compile(r"[ \t]+([A-Za-z0-9._~+/=-]{12,2048})(?![A-Za-z0-9._~+/=-])")
-_URL_CREDENTIALS = re.compile(r"://[^\s/:@]{1,64}:([^\s/@]{1,128})@")
+_BEARER = LazyPattern(r"[ \t]+([A-Za-z0-9._~+/=-]{12,2048})(?![A-Za-z0-9._~+/=-])")
+_URL_CREDENTIALS = LazyPattern(r"://[^\s/:@]{1,64}:([^\s/@]{1,128})@")
 
 
 def _find_bearer(text: str, low: str) -> Iterator[_Candidate]:
@@ -220,7 +231,7 @@ def _find_url_credentials(text: str, low: str) -> Iterator[_Candidate]:
 # last word (in the lower-cased text), then the value after `:` or `=`.
 
 _KEY_WORDS = ("token", "secret", "password", "_key", "apikey")
-_VALUE = re.compile(r"[ \t]*[:=][ \t]*[\"']?([^\s\"'`#,;]{8,512})")
+_VALUE = LazyPattern(r"[ \t]*[:=][ \t]*[\"']?([^\s\"'`#,;]{8,512})")
 _PLACEHOLDER_WORDS = ("your", "xxxx", "redacted", "example", "changeme", "here", "<", "${", "$(", "%")
 
 
@@ -265,14 +276,14 @@ def _find_assignments(text: str, low: str) -> Iterator[_Candidate]:
 # YAML strings and C:/Users/ with forward slashes).
 
 _NAME = r"[A-Za-z0-9._-]{1,64}"
-_UNIX_HOME = re.compile(rf"/(?<![A-Za-z0-9_.-]/)(?:home|Users)/({_NAME})(?![A-Za-z0-9._-])")
-_WIN_HOME = re.compile(
+_UNIX_HOME = LazyPattern(rf"/(?<![A-Za-z0-9_.-]/)(?:home|Users)/({_NAME})(?![A-Za-z0-9._-])")
+_WIN_HOME = LazyPattern(
     r":(?<![A-Za-z0-9_][A-Za-z]:)(?<=[A-Za-z]:)(?:\\\\|\\|/)[Uu][Ss][Ee][Rr][Ss](?:\\\\|\\|/)"
     r"([^\\/:*?\"<>|\r\n\t]{1,64}?)(?=\\|/)"
 )
 _SEP = r"(?:\\\\|\\|/)"
-_WSL_MOUNT_HOME = re.compile(rf"/mnt/[A-Za-z]/[Uu]sers/({_NAME})(?![A-Za-z0-9._-])")
-_WSL_SHARE_HOME = re.compile(
+_WSL_MOUNT_HOME = LazyPattern(rf"/mnt/[A-Za-z]/[Uu]sers/({_NAME})(?![A-Za-z0-9._-])")
+_WSL_SHARE_HOME = LazyPattern(
     rf"[Ww][Ss][Ll](?:\$|\.localhost){_SEP}[A-Za-z0-9._-]{{1,64}}{_SEP}home{_SEP}({_NAME})(?![A-Za-z0-9._-])"
 )
 _NOT_A_USER = {"user", "public", "default", "default user", "all users", "shared", "username", "<user>"}
@@ -338,19 +349,19 @@ _SHAPE = bytes(
     b + 32 if 65 <= b <= 90 else 48 if 48 <= b <= 57 else 0x80 if b >= 0x80 else b for b in range(256)
 )
 # The literal(s) that every match of a line-bound detector contains, as they read in a line's shape.
-_LINE_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], re.Pattern[bytes]] = {
-    _find_hf: re.compile(rb"hf_"),
-    _find_discord: re.compile(rb"\.[a-z0_\-]{6,7}\."),
-    _find_openai: re.compile(rb"sk-"),
-    _find_prefixed: re.compile(rb"gh[pousr]_|rpa_|r0_"),
-    _find_bearer: re.compile(rb"bearer"),
-    _find_url_credentials: re.compile(rb"://"),
-    _find_assignments: re.compile(rb"token|secret|password|_key|apikey"),
-    _find_home_paths: re.compile(rb"/home/|users|/mnt/|wsl"),
+_LINE_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], LazyPattern[bytes]] = {
+    _find_hf: LazyPattern(rb"hf_"),
+    _find_discord: LazyPattern(rb"\.[a-z0_\-]{6,7}\."),
+    _find_openai: LazyPattern(rb"sk-"),
+    _find_prefixed: LazyPattern(rb"gh[pousr]_|rpa_|r0_"),
+    _find_bearer: LazyPattern(rb"bearer"),
+    _find_url_credentials: LazyPattern(rb"://"),
+    _find_assignments: LazyPattern(rb"token|secret|password|_key|apikey"),
+    _find_home_paths: LazyPattern(rb"/home/|users|/mnt/|wsl"),
 }
-_NAME_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], re.Pattern[bytes]] = {
-    _find_wandb: re.compile(b"wandb"),
-    _find_civitai: re.compile(b"civitai"),
+_NAME_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], LazyPattern[bytes]] = {
+    _find_wandb: LazyPattern(b"wandb"),
+    _find_civitai: LazyPattern(b"civitai"),
 }
 
 
@@ -418,7 +429,7 @@ class LineShapes:
         self._blob: bytes | None = None
         self._starts: list[int] = []
 
-    def matching(self, pattern: re.Pattern[bytes]) -> set[bytes]:
+    def matching(self, pattern: re.Pattern[bytes] | LazyPattern[bytes]) -> set[bytes]:
         """The shapes that `pattern` matches in (it must not match across a line break)."""
         if self._blob is None:
             self._blob = b"\n".join(self.shapes)
