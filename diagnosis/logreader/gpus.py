@@ -123,9 +123,13 @@ _SIZE_RE = LazyPattern(
 _MAX_SCAN_CHARS = 1_000_000
 # Every model number in the table. Trying the full pattern (dozens of alternatives) at every position is
 # slow, so the scan first finds a known model number and tries the pattern only in a window around it.
-_MODEL_NUMBERS = frozenset(number for row in GPU_TABLE for number in re.findall(r"\d+", row.pattern))
+# (The digit runs of the patterns are read with str methods: compiling a regex for this at import
+# would cost more than the loop.)
+_MODEL_NUMBERS = frozenset(
+    number for row in GPU_TABLE for number in "".join(c if c.isdigit() else " " for c in row.pattern).split()
+)
 # A row without a model number ("Titan RTX") is found from its whole pattern instead.
-_NUMBERLESS = "|".join(row.pattern for row in GPU_TABLE if not re.search(r"\d", row.pattern))
+_NUMBERLESS = "|".join(row.pattern for row in GPU_TABLE if not any(c.isdigit() for c in row.pattern))
 _ANCHOR = LazyPattern(r"(?<![\d.:/])\d{1,4}(?![\d./%])|(?i:" + _NUMBERLESS + ")")
 # The same anchors when no numberless row is named: only the model numbers among them. A pattern that
 # starts with a literal digit is searched from digit to digit (a lookbehind up front would have it try
@@ -143,7 +147,7 @@ _COUNT_WORDS_AFTER = frozenset(
     {"step", "steps", "epoch", "epochs", "iterations", "it", "px", "pixels", "images", "files", "samples"}
     | {"mib", "mb", "gib", "kb", "x", "lines", "tokens", "frames"}
 )
-_WORD_SPLIT = re.compile(r"[:=#(,\[]")
+_WORD_SPLIT = LazyPattern(r"[:=#(,\[]")
 _BEFORE = 40  # room for "NVIDIA GeForce RTX " and the like
 _AFTER = 24  # room for " Ti Super", "-SXM4"
 
@@ -233,7 +237,7 @@ def _counts_something(scan: str, start: int, end: int) -> bool:
     """A bare number next to words that make it a count or a size ("step 3090", "2080 steps")."""
     before = scan[max(0, start - 24) : start].split()
     after = scan[end : end + 24].split()
-    pieces = [piece for piece in _WORD_SPLIT.split(before[-1]) if piece] if before else []
+    pieces = [piece for piece in _WORD_SPLIT.get().split(before[-1]) if piece] if before else []
     word_before = pieces[-1].lower() if pieces else ("#" if before and before[-1].endswith("#") else "")
     word_after = after[0].strip(".,:;)").lower() if after else ""
     return word_before in _COUNT_WORDS_BEFORE or word_after in _COUNT_WORDS_AFTER

@@ -7,10 +7,10 @@ failed, so specific frames win over markers (`quantize` frames → quantize, `ca
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from typing import NamedTuple
 
+from diagnosis.lazyre import LazyPattern
 from diagnosis.models import Phase, StepPart
 
 
@@ -74,7 +74,7 @@ _BY_FIRST: dict[str, tuple[tuple[str, Mark], ...]] = {
     first: tuple(entry for entry in _STARTS if entry[0][0] == first) for first in {s[0] for s, _ in _STARTS}
 }
 _EXACT_FIRST = frozenset(text[0] for text in _EXACT)
-_BUCKET_LINE = re.compile(r"\d{2,5}x\d{2,5}(?:x\d{1,4}f)?: \d{1,9} files$|\d{1,6} buckets made$")
+_BUCKET_LINE = LazyPattern(r"\d{2,5}x\d{2,5}(?:x\d{1,4}f)?: \d{1,9} files$|\d{1,6} buckets made$")
 
 
 def marker_of(line: str) -> Mark | None:
@@ -102,7 +102,7 @@ class Frame(NamedTuple):
     code: str  # the source line printed under it, if any
 
 
-_FRAME = re.compile(r'^\s{0,12}File "([^"\n]{1,1000})", line \d{1,9}, in (\S{1,200})')
+_FRAME = LazyPattern(r'^\s{0,12}File "([^"\n]{1,1000})", line \d{1,9}, in (\S{1,200})')
 
 
 def parse_frame(line: str, log_line: int) -> Frame | None:
