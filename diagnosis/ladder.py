@@ -124,13 +124,57 @@ def _group(ranked: Sequence[Finding]) -> list[tuple[list[str], list[ConfigEdit]]
     return groups
 
 
+_CONTEXT = 3  # lines of context around a change (difflib's default)
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's line range as a unified diff writes it: 1-based, the length left out when it is 1."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
+def _one_change(a: list[str], b: list[str]) -> list[str] | None:
+    """The hunk lines difflib writes for `a` → `b` when it can only align them one way; None otherwise.
+
+    When every line of `a` is distinct and no changed line occurs on the other side, the only lines
+    that can match are the unchanged ones before and after the change, each with its own copy: so the
+    matcher finds exactly those two runs, and the diff is one hunk with the change between its
+    context lines (tests/test_speed_cconfig_diff.py holds this against difflib). A fix changes a few
+    lines, so this is the usual case, and it is found without building difflib's index of `b`.
+    """
+    if len(set(a)) != len(a):
+        return None
+    shorter = min(len(a), len(b))
+    head = 0
+    while head < shorter and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < shorter - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    old, new = a[head : len(a) - tail], b[head : len(b) - tail]
+    if not old and not new:
+        return []
+    if not set(old).isdisjoint(b) or not set(new).isdisjoint(a):
+        return None
+    start = max(0, head - _CONTEXT)
+    a_end, b_end = min(len(a), len(a) - tail + _CONTEXT), min(len(b), len(b) - tail + _CONTEXT)
+    hunk = [f"@@ -{_range(start, a_end)} +{_range(start, b_end)} @@\n"]
+    hunk += [" " + line for line in a[start:head]]
+    hunk += ["-" + line for line in old]
+    hunk += ["+" + line for line in new]
+    hunk += [" " + line for line in a[len(a) - tail : a_end]]
+    return hunk
+
+
 def _diff(before: str, after: str, source: str) -> str:
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{source}",
-        tofile=f"b/{source}",
-    )
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    hunk = _one_change(a, b)
+    if hunk is None:
+        lines = list(difflib.unified_diff(a, b, fromfile=f"a/{source}", tofile=f"b/{source}"))
+    else:
+        lines = [f"--- a/{source}\n", f"+++ b/{source}\n", *hunk] if hunk else []
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
