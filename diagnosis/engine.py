@@ -122,7 +122,7 @@ def _diagnose(
     hints = read_prose(intake.prose)
     doc = choose_config(configs)
     # The config as pasted is read once, for the diagnosis and for the ladder's first re-check.
-    read = read_config_facts(doc)
+    read = read_config_facts(doc) if doc is not None else None
     facts = build_facts(intake, configs, logs, gpu_vram_gib, hints=hints, config_read=read)
     findings, failed = run_rules(facts)
     ranked = rank_findings(drop_ruled_out(findings, facts), facts)

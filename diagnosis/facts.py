@@ -8,6 +8,7 @@ batch 1.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -551,23 +552,24 @@ def _read_device(cfg: _Config, facts: Facts) -> None:
         facts.device_index = device_index(device)
 
 
-def read_config_facts(doc: ConfigDoc | None) -> Facts:
+def read_config_facts(doc: ConfigDoc) -> Facts:
     """The facts that the config alone gives (with evidence): the start of every build of this case."""
     facts = Facts()
-    if doc is not None:
-        _read_config(doc, facts)
+    _read_config(doc, facts)
     return facts
+
+
+# The Facts fields that hold a list, dict or set (a build adds to them, so a copy needs its own).
+_CONTAINERS = tuple(f.name for f in dataclasses.fields(Facts) if f.default_factory in (list, dict, set))
 
 
 def _copy(facts: Facts) -> Facts:
     """A copy whose lists, dicts and sets are its own (a build adds to them)."""
     copy = Facts.__new__(Facts)
-    copy.__dict__.update(
-        {
-            name: value.copy() if isinstance(value, list | dict | set) else value
-            for name, value in facts.__dict__.items()
-        }
-    )
+    state = dict(facts.__dict__)
+    for name in _CONTAINERS:
+        state[name] = state[name].copy()
+    copy.__dict__ = state
     return copy
 
 
