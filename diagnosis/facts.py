@@ -55,6 +55,7 @@ _DTYPES = {
 }
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", "", "none", "null"}
+_BOOL_WORDS = frozenset(_TRUE | _FALSE)
 # Keys that tell which section a bare fragment (pasted without its `train:` line) is the inside of.
 _SECTION_KEYS: dict[str, frozenset[str]] = {
     "train": frozenset(
@@ -255,7 +256,7 @@ class _Config:
 
     def value(self, path: KeyPath) -> Any:
         """The value at `path`, MISSING when a step does not exist."""
-        return get_path(self.proc, self.real(path))
+        return get_path(self.proc, path if self.bare is None else self.real(path))
 
     def has(self, path: KeyPath) -> bool:
         return self.value(path) is not MISSING
@@ -264,9 +265,9 @@ class _Config:
         value = self.value(path)
         return None if value is MISSING else value
 
-    def evidence(self, path: KeyPath, value: Any) -> Evidence | None:
-        """Where the value at `path` (`value`, read by the caller) is written."""
-        entry = self.doc.source_map.get(self.prefix + tuple(self.real(path)))
+    def evidence(self, real: KeyPath, value: Any) -> Evidence | None:
+        """Where the value at the document path `real` (`value`, read by the caller) is written."""
+        entry = self.doc.source_map.get(self.prefix + real)
         if entry is None:
             return None
         span = entry.key or entry.value
@@ -276,17 +277,16 @@ class _Config:
             # A list over several lines: its key line alone (`"resolution": [`) shows no value.
             items = ", ".join(_scalar_text(v) for v in value[:32])
             text = f"{text.rstrip().removesuffix('[').rstrip()} [{items}]"
-        return Evidence(
-            source=self.doc.piece.source, line=self.doc.piece.line_offset + index + 1, text=_cut(text)
-        )
+        return Evidence(self.doc.piece.source, self.doc.piece.line_offset + index + 1, _cut(text))
 
     def note(self, fact: str, path: KeyPath, value: Any) -> None:
         """Remember where a fact came from (evidence) and the key to edit (path); `value` is the
         present value at `path`."""
-        self.facts.paths[fact] = self.real(path)
+        real = path if self.bare is None else self.real(path)
+        self.facts.paths[fact] = real
         if not self.with_evidence:
             return
-        ev = self.evidence(path, None if value is MISSING else value)
+        ev = self.evidence(real, None if value is MISSING else value)
         if ev is not None:
             self.facts.evidence[fact] = ev
 
@@ -304,7 +304,7 @@ class _Config:
             return value, True
         if isinstance(value, int | float):
             return bool(value), True
-        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        if isinstance(value, str) and value.strip().lower() in _BOOL_WORDS:
             return value.strip().lower() in _TRUE, True
         if value is None:
             return default, True
