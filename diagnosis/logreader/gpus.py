@@ -178,7 +178,7 @@ def vram_of_gpu_names(lines: Sequence[str]) -> list[tuple[str, float] | None]:
     # `_anchors` and `_first_named` sort out the rest: the line feed before a line's first character
     # passes where the start of the line does.
     flagged = set()
-    for match in _MODEL_NUMBER.finditer(joined):
+    for match in _MODEL_NUMBER.get().finditer(joined):
         at = match.start()
         before = joined[at - 1] if at else "\n"
         if before.isdecimal() or before in ".:/" or (len(match.group()) < 4 and not before.isalpha()):
@@ -192,7 +192,7 @@ def vram_of_gpu_names(lines: Sequence[str]) -> list[tuple[str, float] | None]:
 def _names_numberless(scan: str) -> bool:
     """Does `scan` name a row without a model number? (The patterns have no anchors or lookarounds: a
     match inside one line of a text is a match in the whole text.)"""
-    if _NUMBERLESS_LOWER.search(scan.lower()) is not None:
+    if _NUMBERLESS_LOWER.get().search(scan.lower()) is not None:
         return scan.isascii() or _NUMBERLESS_ANY.search(scan) is not None
     # Lower-casing finds every case of the rows' ASCII letters (blanks and digits have no case); only
     # a text with one of the few other letters that IGNORECASE takes for them needs the slow search.
@@ -209,7 +209,7 @@ def _anchors(scan: str) -> Iterator[re.Match[str]]:
     if _names_numberless(scan):
         yield from _ANCHOR.finditer(scan)
         return
-    for match in _MODEL_NUMBER.finditer(scan):
+    for match in _MODEL_NUMBER.get().finditer(scan):
         at = match.start()
         # `_ANCHOR`'s lookbehind: a match inside a longer number, a decimal or a path is none.
         if at == 0 or not (scan[at - 1].isdecimal() or scan[at - 1] in ".:/"):

@@ -84,7 +84,7 @@ def marker_of(line: str) -> Mark | None:
         return None
     first = text[0]
     if first.isdigit():
-        return Mark.DATALOADER if _BUCKET_LINE.match(text) else None
+        return Mark.DATALOADER if _BUCKET_LINE.get().match(text) else None
     if first in _EXACT_FIRST:
         exact = _EXACT.get(text.rstrip())
         if exact is not None:
@@ -106,7 +106,7 @@ _FRAME = LazyPattern(r'^\s{0,12}File "([^"\n]{1,1000})", line \d{1,9}, in (\S{1,
 
 
 def parse_frame(line: str, log_line: int) -> Frame | None:
-    match = _FRAME.match(line)
+    match = _FRAME.get().match(line) if 'File "' in line else None  # most lines are no frame
     if match is None:
         return None
     return Frame(match.group(1).replace("\\", "/"), match.group(2), log_line, "")

@@ -262,7 +262,8 @@ class _Reader:
             if frame is not None:
                 tb.frames.append(frame)
             elif tb.frames and not tb.frames[-1].code:
-                tb.frames[-1] = tb.frames[-1]._replace(code=stripped[:200])
+                last = tb.frames[-1]
+                tb.frames[-1] = Frame(last.file, last.func, last.line, stripped[:200])
             return True
         self.close_traceback(stripped if errors.ends_traceback(text) or oom.parse_oom(text) else None)
         return False
