@@ -103,3 +103,32 @@ def test_a_diagnosis_is_the_same_without_the_check(path: Path, monkeypatch: pyte
     fast = [repr(diagnose([data], steps=steps)) for steps in (1, None)]
     monkeypatch.setattr(ladder, "holding", lambda *args: None)
     assert [repr(diagnose([data], steps=steps)) for steps in (1, None)] == fast
+
+
+def same_reference(a: Any, b: Any) -> bool:
+    """same_data written plainly: one call per node."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return bool(a.keys() == b.keys()) and all(same_reference(a[k], b[k]) for k in a)
+    if kind is list:
+        return len(a) == len(b) and all(same_reference(x, y) for x, y in zip(a, b, strict=True))
+    if kind is float and a != a:
+        return bool(b != b)
+    return bool(a == b)
+
+
+small = st.one_of(st.sampled_from([0, 1, True, False, 1.0, 0.0, math.nan, None, "1", ""]), st.integers(-2, 2))
+small_trees = st.recursive(
+    small,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=1000)
+@given(small_trees, small_trees)
+def test_same_data_judges_as_the_plain_definition(a: Any, b: Any) -> None:
+    assert same_data(a, b) == same_reference(a, b)
+    assert same_data(a, a) == same_reference(a, a)

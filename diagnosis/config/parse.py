@@ -1086,12 +1086,26 @@ def same_data(a: Any, b: Any) -> bool:
     if kind is not type(b):
         return False
     if kind is dict:
-        return bool(a.keys() == b.keys()) and all(same_data(a[k], b[k]) for k in a)
-    if kind is list:
-        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b, strict=True))
-    if kind is float and a != a:  # NaN
-        return bool(b != b)
-    return bool(a == b)
+        if a.keys() != b.keys():
+            return False
+        pairs: Any = ((value, b[key]) for key, value in a.items())
+    elif kind is list:
+        if len(a) != len(b):
+            return False
+        pairs = zip(a, b, strict=True)
+    else:
+        return bool(a == b) or (kind is float and a != a and b != b)
+    for x, y in pairs:
+        # Leaves are compared here, not in a call of their own (a config is mostly leaves).
+        leaf = type(x)
+        if leaf is not type(y):
+            return False
+        if leaf is dict or leaf is list:
+            if not same_data(x, y):
+                return False
+        elif x != y and not (leaf is float and x != x and y != y):
+            return False
+    return True
 
 
 def _within(data: Any, limits: Limits) -> bool:
