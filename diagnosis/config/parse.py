@@ -508,6 +508,15 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
                 if nodes > max_nodes:
                     return None
                 text_ = event.value
+                if is_map and key is None:
+                    # A key is its text, whatever the text resolves to (a string resolves to itself).
+                    if text_ == "<<":
+                        return None
+                    key = text_
+                    if mapped:
+                        sm, em = event.start_mark, event.end_mark
+                        key_span = _tuple(Span, (sm.line, sm.column, em.line, em.column, sm.index, em.index))
+                    continue
                 tag = event.tag
                 value = (
                     _scalar_value(text_, event.style, tag)
@@ -515,16 +524,6 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
                     else (text_ if event.style else resolve_plain(text_))
                 )
                 if is_map:
-                    if key is None:
-                        key = value if isinstance(value, str) else text_
-                        if key == "<<":
-                            return None
-                        if mapped:
-                            sm, em = event.start_mark, event.end_mark
-                            key_span = _tuple(
-                                Span, (sm.line, sm.column, em.line, em.column, sm.index, em.index)
-                            )
-                        continue
                     if key in container:
                         stale = True
                     container[key] = value
