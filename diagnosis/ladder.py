@@ -135,46 +135,87 @@ def _range(start: int, stop: int) -> str:
     return f"{start + 1 if length else start},{length}"
 
 
-def _one_change(a: list[str], b: list[str]) -> list[str] | None:
-    """The hunk lines difflib writes for `a` → `b` when it can only align them one way; None otherwise.
+Opcode = tuple[str, int, int, int, int]
 
-    When every line of `a` is distinct and no changed line occurs on the other side, the only lines
-    that can match are the unchanged ones before and after the change, each with its own copy: so the
-    matcher finds exactly those two runs, and the diff is one hunk with the change between its
-    context lines (tests/test_speed_cconfig_diff.py holds this against difflib). A fix changes a few
-    lines, so this is the usual case, and it is found without building difflib's index of `b`.
+
+def _aligned_opcodes(a: list[str], b: list[str]) -> list[Opcode] | None:
+    """difflib's opcodes for `a` → `b` when they can only be aligned one way ("equal" runs and the
+    "change" between them); None otherwise.
+
+    When every line of `a` is distinct, each line of `b` equals at most one line of `a`. If those
+    equal pairs also keep their order (each line of `a` found at most once in `b`, later lines later),
+    every block of equal lines that difflib's matcher can find is a run of consecutive pairs, and it
+    finds them all, whatever order it finds them in: its opcodes follow from the runs alone
+    (tests/test_speed_cconfig_diff.py holds this against difflib). A fix changes a few lines of a
+    config whose lines are mostly distinct, so this is the usual case, found without building
+    difflib's index of `b`.
     """
-    if len(set(a)) != len(a):
+    where = {line: i for i, line in enumerate(a)}
+    if len(where) != len(a):
         return None
-    shorter = min(len(a), len(b))
-    head = 0
-    while head < shorter and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < shorter - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    old, new = a[head : len(a) - tail], b[head : len(b) - tail]
-    if not old and not new:
+    runs: list[list[int]] = []  # [start in a, start in b, length]
+    last = -1
+    for j, line in enumerate(b):
+        i = where.get(line)
+        if i is None:
+            continue
+        if i <= last:
+            return None
+        last = i
+        if runs and runs[-1][0] + runs[-1][2] == i and runs[-1][1] + runs[-1][2] == j:
+            runs[-1][2] += 1
+        else:
+            runs.append([i, j, 1])
+    codes: list[Opcode] = []
+    i = j = 0
+    for ai, bj, size in [*runs, [len(a), len(b), 0]]:
+        if i < ai or j < bj:
+            codes.append(("change", i, ai, j, bj))  # difflib's replace, delete or insert
+        i, j = ai + size, bj + size
+        if size:
+            codes.append(("equal", ai, i, bj, j))
+    return codes
+
+
+def _hunks(a: list[str], b: list[str], codes: list[Opcode]) -> list[str]:
+    """The hunks of a unified diff with 3 lines of context, as difflib.unified_diff writes them."""
+    if all(code[0] == "equal" for code in codes):
         return []
-    if not set(old).isdisjoint(b) or not set(new).isdisjoint(a):
-        return None
-    start = max(0, head - _CONTEXT)
-    a_end, b_end = min(len(a), len(a) - tail + _CONTEXT), min(len(b), len(b) - tail + _CONTEXT)
-    hunk = [f"@@ -{_range(start, a_end)} +{_range(start, b_end)} @@\n"]
-    hunk += [" " + line for line in a[start:head]]
-    hunk += ["-" + line for line in old]
-    hunk += ["+" + line for line in new]
-    hunk += [" " + line for line in a[len(a) - tail : a_end]]
-    return hunk
+    # The context before the first change and after the last one is cut to 3 lines; an unchanged run
+    # longer than twice that ends one hunk and starts the next.
+    tag, i1, i2, j1, j2 = codes[0]
+    if tag == "equal":
+        codes[0] = (tag, max(i1, i2 - _CONTEXT), i2, max(j1, j2 - _CONTEXT), j2)
+    tag, i1, i2, j1, j2 = codes[-1]
+    if tag == "equal":
+        codes[-1] = (tag, i1, min(i2, i1 + _CONTEXT), j1, min(j2, j1 + _CONTEXT))
+    groups: list[list[Opcode]] = [[]]
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * _CONTEXT:
+            groups[-1].append((tag, i1, i1 + _CONTEXT, j1, j1 + _CONTEXT))
+            groups.append([])
+            i1, j1 = i2 - _CONTEXT, j2 - _CONTEXT
+        groups[-1].append((tag, i1, i2, j1, j2))
+    out: list[str] = []
+    for group in groups:
+        out.append(f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
+                continue
+            out += ["-" + line for line in a[i1:i2]]
+            out += ["+" + line for line in b[j1:j2]]
+    return out
 
 
 def _diff(before: str, after: str, source: str) -> str:
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    hunk = _one_change(a, b)
-    if hunk is None:
+    codes = _aligned_opcodes(a, b)
+    if codes is None:
         lines = list(difflib.unified_diff(a, b, fromfile=f"a/{source}", tofile=f"b/{source}"))
     else:
-        lines = [f"--- a/{source}\n", f"+++ b/{source}\n", *hunk] if hunk else []
+        hunks = _hunks(a, b, codes)
+        lines = [f"--- a/{source}\n", f"+++ b/{source}\n", *hunks] if hunks else []
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
