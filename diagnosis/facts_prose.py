@@ -125,13 +125,15 @@ def _patterns() -> _Patterns:
 
 
 @cache
-def _index() -> tuple[dict[re.Pattern[str], tuple[str, ...] | None], frozenset[str]]:
-    """Every pattern's needed literals, and all of those literals together."""
+def _index() -> tuple[dict[int, tuple[str, ...] | None], frozenset[str]]:
+    """Every pattern's needed literals, and all of those literals together. Keyed by the pattern's id:
+    hashing a compiled pattern hashes its whole program, every time (the patterns live as long as the
+    cached `_patterns()`, so their ids stay theirs)."""
     p = _patterns()
     groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
     groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, (p.device, p.buckets)]
     groups += [patterns for _, patterns in p.phase]
-    needs = {pattern: _needs(pattern) for group in groups for pattern in group}
+    needs = {id(pattern): _needs(pattern) for group in groups for pattern in group}
     return needs, frozenset(literal for found in needs.values() if found for literal in found)
 
 
@@ -181,7 +183,7 @@ class _Prose:
         return [p for p in patterns if self.may_match(p)]
 
     def may_match(self, pattern: re.Pattern[str]) -> bool:
-        needs = self.needs[pattern]
+        needs = self.needs[id(pattern)]
         return needs is None or not self.present.isdisjoint(needs)
 
 
