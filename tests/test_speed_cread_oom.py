@@ -71,3 +71,46 @@ def test_the_bot_benchmark_message_keeps_its_numbers() -> None:
 
     parsed = oom.parse_oom(OOM.format(mib=512).splitlines()[1])
     assert parsed is not None and parsed.reserved_unallocated_bytes == round(301.77 * 1024**2)
+
+
+_PLAIN_HOST_PIECES = st.sampled_from(
+    [
+        "12345",
+        " ",
+        "  ",
+        "\t",
+        "Killed",
+        "killed",
+        "exit code",
+        "exit status",
+        "exited with code",
+        "returncode",
+        "return code =",
+        "137",
+        "-9",
+        "1370",
+        "x",
+        "run.sh: line 3:",
+        "python",
+    ]
+)
+
+
+def _plain_host_killed(line: str) -> oom.ParsedOom | None:
+    """_host_killed without the literal tests in front of its last two patterns."""
+    found = oom._host_killed(line)
+    if found is not None:
+        return found
+    if oom._SHELL_KILLED.search(line) is not None or oom._EXIT_137.search(line) is not None:
+        return oom.ParsedOom(oom.OomKind.HOST_KILLED)
+    return None
+
+
+@settings(max_examples=400)
+@given(st.lists(_PLAIN_HOST_PIECES, max_size=10).map("".join))
+@example("run.sh: line 3: 12345 Killed   python")
+@example("1 Killed\tpython")
+@example("exited with code 137")
+@example("return code = -9")
+def test_the_killed_patterns_behind_their_literals_answer_like_the_patterns(line: str) -> None:
+    assert oom._host_killed(line) == _plain_host_killed(line)

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 from diagnosis.logreader.gpus import vram_of_gpu_name
 
-_WINDOWS_PATH = re.compile(r"(?<![\w/])[A-Za-z]:[\\/]{1,2}[\w.$~-]")
+# A drive letter path ("C:\\", "d:/"), searched from its colon: a pattern that starts with the letter
+# would be tried at every offset of the line.
+_WINDOWS_PATH = re.compile(r":(?<=[A-Za-z]:)(?<![\w/][A-Za-z]:)[\\/]{1,2}[\w.$~-]")
 _TORCH_VERSION = re.compile(
     r"(?i)(?<![\w-])(?:py)?torch(?:\s{1,3}version)?\s{0,3}(?:==|=|:|\s)\s{0,3}v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\.dev\d{1,12})?(?:\+\w{1,20}(?:\.\w{1,20}){0,3})?)"
 )
@@ -16,9 +18,12 @@ _TRAINER_VERSION = re.compile(
     r"(?i)ai[- _]?toolkit\s{0,3}(?:ui\s{0,3})?(?:version\s{0,3}:?|v(?=\d)|:)"
     r"\s{0,3}v?(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)"
 )
-# What each version pattern's match holds before its word ("torch", "toolkit"), longest first.
+# What each version pattern's match holds before its word ("torch", "toolkit"), longest first, and
+# the characters that can come right after the word (\s is " \t\n\r\v\f" and \x1c-\x1f in ASCII).
 _TORCH_HEADS = ("py", "")
+_TORCH_FOLLOW = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f=:"
 _TRAINER_HEADS = ("ai-", "ai ", "ai_", "ai")
+_TRAINER_FOLLOW = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1fuv:"
 # nvidia-smi: a row "|   0  NVIDIA GeForce RTX 4090        On  |",
 # then one with the memory "| 30%   45C  P2  120W / 450W |  23000MiB /  24564MiB |".
 _SMI_GPU_ROW = re.compile(r"^\|\s{1,6}(\d{1,2})\s{1,6}(\S[^|]{2,80})\|")
@@ -31,27 +36,30 @@ _GPU_WORDS = ("NVIDIA", "GeForce", "RTX", "GTX", "Tesla", "Quadro", "Radeon")
 
 
 def search_from_word(
-    pattern: re.Pattern[str], line: str, word: str, heads: tuple[str, ...]
+    pattern: re.Pattern[str], line: str, word: str, heads: tuple[str, ...], follow: str
 ) -> re.Match[str] | None:
     """`pattern.search(line)`, for a case-insensitive pattern each match of which is one of `heads`,
-    then `word` (all lower case here; the word cannot overlap itself, and no head is as long as it).
+    then `word`, then one of the characters in `follow` (all lower case here; the word cannot overlap
+    itself, and no head is as long as it).
 
     The lines that get here name the word in a path ("site-packages/torch/", "ai-toolkit/") far more
-    often than a version: the pattern is tried only where a head and the word occur, not at every
-    offset. In an ASCII line, lower-casing keeps every offset and finds every case of the word; other
-    lines are searched whole.
+    often than a version: the pattern is tried only where a head, the word and a character that may
+    follow it occur, not at every offset. In an ASCII line, lower-casing keeps every offset and finds
+    every case of the word; other lines are searched whole.
     """
     if not line.isascii():
         return pattern.search(line)
     low = line.lower()
     at = low.find(word)
     while at >= 0:
-        for head in heads:  # longest first: the match that starts leftmost
-            if low.endswith(head, 0, at):
-                found = pattern.match(line, at - len(head))  # a lookbehind still sees what is before
-                if found is not None:
-                    return found
-        at = low.find(word, at + 1)
+        after = at + len(word)
+        if low[after : after + 1] in follow and after < len(low):
+            for head in heads:  # longest first: the match that starts leftmost
+                if low.endswith(head, 0, at):
+                    found = pattern.match(line, at - len(head))  # a lookbehind still sees what is before
+                    if found is not None:
+                        return found
+        at = low.find(word, after)
     return None
 
 
@@ -84,11 +92,11 @@ class Environment:
         elif "MPS backend" in line:
             self.os_votes["macos"] += 1
         if self.torch_version is None and "orch" in line:
-            version = search_from_word(_TORCH_VERSION, line, "torch", _TORCH_HEADS)
+            version = search_from_word(_TORCH_VERSION, line, "torch", _TORCH_HEADS, _TORCH_FOLLOW)
             if version is not None:
                 self.torch_version = version.group(1)
         if self.trainer_version is None and "oolkit" in line:
-            trainer = search_from_word(_TRAINER_VERSION, line, "toolkit", _TRAINER_HEADS)
+            trainer = search_from_word(_TRAINER_VERSION, line, "toolkit", _TRAINER_HEADS, _TRAINER_FOLLOW)
             if trainer is not None:
                 self.trainer_version = trainer.group(1)
         if (

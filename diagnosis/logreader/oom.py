@@ -188,8 +188,9 @@ def _host_killed(line: str) -> ParsedOom | None:
         or "Job process exited unexpectedly" in line
         or ("Job process terminated with signal SIGKILL" in line)
         or "Signals.SIGKILL" in line
-        or _SHELL_KILLED.search(line) is not None
-        or _EXIT_137.search(line) is not None
+        # Each pattern holds a literal that a plain test finds sooner than the pattern's own scan.
+        or ("Killed" in line and _SHELL_KILLED.search(line) is not None)
+        or (("137" in line or "-9" in line) and _EXIT_137.search(line) is not None)
     ):
         return ParsedOom(OomKind.HOST_KILLED)
     return None
