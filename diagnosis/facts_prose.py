@@ -7,6 +7,7 @@ user's statement ("user" evidence), never as a measured fact.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from re import _constants as sre_constants  # type: ignore[attr-defined]
@@ -169,6 +170,8 @@ class _Prose:
 
     Trying ~50 case-insensitive patterns on every line costs far more than one `in` test per
     pattern on the folded text; a pattern whose needed literals are all absent cannot match a line.
+    The same holds line by line: the patterns left are tried only on the lines holding one of their
+    literals.
     """
 
     def __init__(self, text: str) -> None:
@@ -178,20 +181,39 @@ class _Prose:
         self.needs = needs
         # Each needed literal is looked for once, not once for every pattern that needs it.
         self.present = {literal for literal in literals if literal in self.folded}
+        self.lines_with: dict[str, set[int]] = {literal: set() for literal in self.present}
+        # Folding works character by character (the one letter whose lower case depends on its
+        # neighbours, a final sigma, stops at a line feed), so the folded text's lines are the lines
+        # folded (tests/test_speed_cconfig_prose.py).
+        for index, folded in enumerate(self.folded.split("\n") if self.present else ()):
+            for literal in self.present:
+                if literal in folded:
+                    self.lines_with[literal].add(index)
 
-    def live(self, patterns: tuple[re.Pattern[str], ...]) -> list[re.Pattern[str]]:
+    def live(self, patterns: Sequence[re.Pattern[str]]) -> list[re.Pattern[str]]:
         return [p for p in patterns if self.may_match(p)]
 
     def may_match(self, pattern: re.Pattern[str]) -> bool:
         needs = self.needs[id(pattern)]
         return needs is None or not self.present.isdisjoint(needs)
 
+    def lines_for(self, patterns: Sequence[re.Pattern[str]]) -> list[int]:
+        """The indexes of the lines, in order, where one of `patterns` can match: those holding one of
+        a pattern's needed literals (every line for a pattern that needs none)."""
+        found: set[int] = set()
+        for pattern in patterns:
+            needs = self.needs[id(pattern)]
+            if needs is None:
+                return list(range(len(self.lines)))
+            for literal in needs:
+                found.update(self.lines_with.get(literal, ()))
+        return sorted(found)
+
 
 def _first(prose: _Prose, patterns: tuple[re.Pattern[str], ...]) -> str | None:
     live = prose.live(patterns)
-    if not live:
-        return None
-    for line in prose.lines:
+    for index in prose.lines_for(live) if live else ():
+        line = prose.lines[index]
         if any(p.search(line) for p in live):
             return _quote(line)
     return None
@@ -221,7 +243,8 @@ def read_prose(text: str) -> ProseHints:
             hints.phase, hints.phase_quote = phase, quote
             break
     vram_words = prose.live(pats.vram_words)
-    for line in lines if vram_words else ():
+    for index in prose.lines_for(vram_words) if vram_words else ():
+        line = lines[index]
         for pattern in vram_words:
             match = pattern.search(line)
             if match:
@@ -229,10 +252,11 @@ def read_prose(text: str) -> ProseHints:
                 break
         if hints.vram_gib is not None:
             break
-    for line in lines if prose.may_match(pats.device) else ():
-        for match in pats.device.finditer(line):
-            hints.device_index, hints.device_quote = int(match.group(1)), _quote(line)
-    for line in lines if prose.may_match(pats.buckets) else ():
+    for index in prose.lines_for([pats.device]) if prose.may_match(pats.device) else ():
+        for match in pats.device.finditer(lines[index]):
+            hints.device_index, hints.device_quote = int(match.group(1)), _quote(lines[index])
+    for index in prose.lines_for([pats.buckets]) if prose.may_match(pats.buckets) else ():
+        line = lines[index]
         match = pats.buckets.search(line)
         if match:
             hints.buckets = sorted({int(n) for n in re.findall(r"\d+", match.group(1))})

@@ -1,0 +1,59 @@
+"""read_prose tries the patterns left by the literal prefilter only on the lines holding one of their
+literals; it must say what trying every pattern on every line says.
+
+The reference switches off both the prefilter (`_Prose.may_match`) and the line choice
+(`_Prose.lines_for`). The texts mix the phrases that make each hint fire over several lines with the
+characters that fold unusually (İ, ı, ſ, the Kelvin sign, a final sigma), so a line choice that is not
+a true necessary condition fails here. The line choice relies on folding the whole text giving the
+folded lines; that is checked too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from diagnosis.facts_prose import ProseHints, _fold, _Prose, read_prose
+from tests.test_speed_lead_prose import ODD, PHRASES
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def reference(text: str, monkeypatch: pytest.MonkeyPatch) -> ProseHints:
+    """read_prose trying every pattern on every line."""
+    with monkeypatch.context() as patch:
+        patch.setattr(_Prose, "may_match", lambda self, pattern: True)
+        patch.setattr(_Prose, "lines_for", lambda self, patterns: list(range(len(self.lines))))
+        return read_prose(text)
+
+
+lines = st.lists(st.sampled_from(PHRASES) | st.text(max_size=8) | st.sampled_from(ODD), max_size=4).map(
+    "".join
+)
+
+
+@settings(max_examples=400)
+@given(st.lists(lines, max_size=8))
+def test_the_line_choice_says_what_every_line_says(prose_lines: list[str]) -> None:
+    text = "\n".join(prose_lines)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert read_prose(text) == reference(text, monkeypatch)
+
+
+def test_the_corpus_prose_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in sorted(CORPUS.glob("*/*/input.txt")):
+        text = path.read_text(encoding="utf-8")
+        assert read_prose(text) == reference(text, monkeypatch), path.parent.name
+
+
+SIGMA = ["\u03a3", "\u03c3", "\u03c2", "A", "a", " ", "'", "\u0345", "\u0130", "\n"]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.lists(st.sampled_from(SIGMA) | st.text(max_size=3), max_size=6).map("".join), max_size=5))
+def test_the_folded_text_is_the_folded_lines(parts: list[str]) -> None:
+    joined = "\n".join(part.replace("\n", "") for part in parts)
+    assert _fold(joined).split("\n") == [_fold(line) for line in joined.split("\n")]
