@@ -75,6 +75,8 @@ _ECHO_LOOKBACK = 6
 # A log region longer than this is not cut into paragraphs (each cut costs a scan).
 _MAX_PARAGRAPH_LINES = 20_000
 _BLANK_CHUNK = 1024
+# The longest string `_JSON_TOKEN` skips, in characters and escapes.
+_JSON_FAST_CHARS = 100_000
 _JSON_TOKEN = LazyPattern(r'"(?:[^"\\\n]|\\.){0,100000}"|[{}\[\]]')
 
 
@@ -339,12 +341,33 @@ def _config_kind(lines: Sequence[str]) -> str | None:
     return None
 
 
+def _json_object_size(text: str, start_pos: int, limit: int) -> int:
+    """The length of the valid JSON object that starts at `start_pos` and ends within `limit`
+    characters; 0 when there is none (then the tokenizer below reads the text).
+
+    Within such an object every string is one the tokenizer skips (strict JSON has no raw line break
+    or control character in a string, and each escape is a backslash and one more character, none
+    longer than `limit` <= _JSON_FAST_CHARS), and outside its strings there are no quotes: the
+    tokenizer would see the same brackets and close at the same one. The JSON decoder finds that
+    bracket in C, where the tokenizer's string pattern reads a string a character at a time.
+    """
+    import json  # only a JSON config needs it
+
+    try:
+        return json.JSONDecoder().raw_decode(text[start_pos : start_pos + limit])[1]
+    except (ValueError, RecursionError):  # not valid JSON, or cut off by the limit: read it the slow way
+        return 0
+
+
 def _json_end(text: str, lines: list[str], start: int, start_pos: int, budget: int) -> int:
     """The line after the bracket that closes the object opened on line `start` (at `start_pos`).
 
     Strings are skipped by the tokenizer, so brackets inside values do not count. An object still open
     after `budget` characters (or at the end) ends there.
     """
+    closing = _json_object_size(text, start_pos, min(budget, _JSON_FAST_CHARS))
+    if closing:
+        return start + text.count("\n", start_pos, start_pos + closing - 1) + 1
     depth = 0
     line = start
     last = start_pos

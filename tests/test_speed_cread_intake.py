@@ -168,3 +168,66 @@ def test_the_peeling_answers_like_the_sentence_first_order(p: list[str], head: i
     assert intake._peel_tail(p, head) == _plain_peel_tail(p, head)
     for line in p:
         assert intake._quotes_error(line) is _plain_quotes_error(line)
+
+
+def _plain_json_end(text: str, lines: list[str], start: int, start_pos: int, budget: int) -> int:
+    """_json_end as first written: the tokenizer alone."""
+    depth = 0
+    line = start
+    last = start_pos
+    for token in intake._JSON_TOKEN.get().finditer(text, start_pos, min(len(text), start_pos + budget)):
+        char = token.group(0)
+        if char[0] == '"':
+            continue
+        depth += 1 if char in "{[" else -1
+        if depth <= 0:
+            return line + text.count("\n", last, token.start()) + 1
+    return min(len(lines), line + text.count("\n", last, min(len(text), start_pos + budget)) + 1)
+
+
+_JSON_STRINGS = st.text(alphabet='ab{}[]"\\\n\t\u2028é/ ', max_size=12)
+_JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), _JSON_STRINGS),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_JSON_STRINGS, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400)
+@given(
+    st.dictionaries(_JSON_STRINGS, _JSON_VALUES, max_size=5),
+    st.sampled_from([None, 0, 2]),
+    st.sampled_from(["", "\n", "\nmore } text {", '"', "]}"]),
+    st.integers(0, 60),
+    st.sampled_from([5, 40, 1 << 20]),
+    st.sampled_from([20, 60, 100_000]),
+)
+def test_the_json_decoder_closes_the_object_where_the_tokenizer_does(
+    data: dict[str, object], indent: int | None, tail: str, cut: int, budget: int, fast_chars: int
+) -> None:
+    import json
+
+    body = json.dumps(data, indent=indent, ensure_ascii=False)
+    raw_breaks = body.replace("\\n", "\n")  # a line break inside a string: strict JSON has none
+    for text in (
+        "pre\n" + body + tail,
+        "pre\n" + body[: len(body) - cut] + tail,
+        "pre\n" + raw_breaks + tail,
+    ):
+        lines = text.split("\n")
+        original = intake._JSON_FAST_CHARS
+        intake._JSON_FAST_CHARS = fast_chars  # shorter limits reach strings and objects near them
+        try:
+            assert intake._json_end(text, lines, 1, 4, budget) == _plain_json_end(text, lines, 1, 4, budget)
+        finally:
+            intake._JSON_FAST_CHARS = original
+
+
+def test_the_json_fast_path_is_taken_for_the_ui_config() -> None:
+    text = (
+        CORPUS / "synthetic" / "102-zimage-turbo-gc-off-1024-1536-batch4-ui-json" / "input.txt"
+    ).read_text()
+    start_pos = text.index("{")
+    assert intake._json_object_size(text, start_pos, 100_000) > 1000
+    # No object the decoder is asked about may hold a string longer than the tokenizer skips.
+    assert "{0,%d}" % intake._JSON_FAST_CHARS in intake._JSON_TOKEN.pattern
