@@ -1087,7 +1087,7 @@ def same_data(a: Any, b: Any) -> bool:
     if kind is dict:
         if a.keys() != b.keys():
             return False
-        pairs: Any = ((value, b[key]) for key, value in a.items())
+        pairs: Any = zip(a.values(), map(b.__getitem__, a), strict=True)
     elif kind is list:
         if len(a) != len(b):
             return False
