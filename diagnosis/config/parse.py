@@ -478,6 +478,14 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
     general builder reports it).
     """
     get = _FAST_LOADER(text).get_event
+    # Looked up once, not at every node of the loop below.
+    scalar_event, mapping_start, sequence_start = (
+        yaml.ScalarEvent,
+        yaml.MappingStartEvent,
+        yaml.SequenceStartEvent,
+    )
+    mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
+    new, span_type, entry_type = _tuple, Span, SourceEntry
     nodes, max_nodes, max_depth = 0, limits.max_yaml_nodes, limits.max_yaml_depth
     source_map: dict[KeyPath, SourceEntry] = {}
     stale = False
@@ -503,7 +511,7 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
         while True:
             event = get()
             kind = type(event)
-            if kind is yaml.ScalarEvent:
+            if kind is scalar_event:
                 nodes += 1
                 if nodes > max_nodes:
                     return None
@@ -515,7 +523,9 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
                     key = text_
                     if mapped:
                         sm, em = event.start_mark, event.end_mark
-                        key_span = _tuple(Span, (sm.line, sm.column, em.line, em.column, sm.index, em.index))
+                        key_span = new(
+                            span_type, (sm.line, sm.column, em.line, em.column, sm.index, em.index)
+                        )
                     continue
                 tag = event.tag
                 value = (
@@ -529,21 +539,21 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
                     container[key] = value
                     if mapped:
                         sm, em = event.start_mark, event.end_mark
-                        span = _tuple(Span, (sm.line, sm.column, em.line, em.column, sm.index, em.index))
-                        source_map[(*path, key)] = _tuple(SourceEntry, (key_span, span, "scalar", flow))
+                        span = new(span_type, (sm.line, sm.column, em.line, em.column, sm.index, em.index))
+                        source_map[(*path, key)] = new(entry_type, (key_span, span, "scalar", flow))
                     key = None
                     continue
                 if mapped:
                     sm, em = event.start_mark, event.end_mark
-                    span = _tuple(Span, (sm.line, sm.column, em.line, em.column, sm.index, em.index))
-                    source_map[(*path, len(container))] = _tuple(SourceEntry, (None, span, "scalar", flow))
+                    span = new(span_type, (sm.line, sm.column, em.line, em.column, sm.index, em.index))
+                    source_map[(*path, len(container))] = new(entry_type, (None, span, "scalar", flow))
                 container.append(value)
                 continue
-            if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if kind is mapping_start or kind is sequence_start:
                 nodes += 1
                 if (is_map and key is None) or nodes > max_nodes or len(stack) + 1 >= max_depth:
                     return None
-                child: Any = {} if kind is yaml.MappingStartEvent else []
+                child: Any = {} if kind is mapping_start else []
                 if is_map:
                     if key in container:
                         stale = True
@@ -556,28 +566,28 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
                 container, path, is_map, start = (
                     child,
                     child_path,
-                    kind is yaml.MappingStartEvent,
+                    kind is mapping_start,
                     event.start_mark,
                 )
                 flow = flow or bool(event.flow_style)
                 key, key_span = None, None
                 continue
-            if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            if kind is mapping_end or kind is sequence_end:
                 node = "mapping" if is_map else "sequence"
                 if not stack:
                     if mapped:
                         em = event.end_mark
-                        span = _tuple(
-                            Span, (start.line, start.column, em.line, em.column, start.index, em.index)
+                        span = new(
+                            span_type, (start.line, start.column, em.line, em.column, start.index, em.index)
                         )
-                        source_map[()] = _tuple(SourceEntry, (None, span, node, flow))
+                        source_map[()] = new(entry_type, (None, span, node, flow))
                     break
                 child_flow, child_start, child_path = flow, start, path
                 container, path, is_map, flow, start, key, key_span = stack.pop()
                 if mapped:
                     em = event.end_mark
-                    span = _tuple(
-                        Span,
+                    span = new(
+                        span_type,
                         (
                             child_start.line,
                             child_start.column,
@@ -587,8 +597,8 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
                             em.index,
                         ),
                     )
-                    source_map[child_path] = _tuple(
-                        SourceEntry, (key_span if is_map else None, span, node, child_flow)
+                    source_map[child_path] = new(
+                        entry_type, (key_span if is_map else None, span, node, child_flow)
                     )
                 key = None
                 continue
