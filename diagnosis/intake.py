@@ -354,18 +354,25 @@ def _json_object_size(text: str, start_pos: int, limit: int) -> int:
     import json  # only a JSON config needs it
 
     try:
-        return json.JSONDecoder().raw_decode(text[start_pos : start_pos + limit])[1]
-    except (ValueError, RecursionError):  # not valid JSON, or cut off by the limit: read it the slow way
+        # Decoded in place: the decoder stops at the object's end or at the first thing strict JSON
+        # does not allow. (Its error message counts the lines before that point: the caller asks
+        # once per text, or a text of many short "{x}" lines would cost that count per line.)
+        end = json.JSONDecoder().raw_decode(text, start_pos)[1]
+    except (ValueError, RecursionError):  # not valid JSON: the tokenizer reads it
         return 0
+    return end - start_pos if end - start_pos <= limit else 0
 
 
-def _json_end(text: str, lines: list[str], start: int, start_pos: int, budget: int) -> int:
+def _json_end(
+    text: str, lines: list[str], start: int, start_pos: int, budget: int, decode: bool = False
+) -> int:
     """The line after the bracket that closes the object opened on line `start` (at `start_pos`).
 
     Strings are skipped by the tokenizer, so brackets inside values do not count. An object still open
-    after `budget` characters (or at the end) ends there.
+    after `budget` characters (or at the end) ends there. With `decode`, the JSON decoder is asked
+    first (see _json_object_size).
     """
-    closing = _json_object_size(text, start_pos, min(budget, _JSON_FAST_CHARS))
+    closing = _json_object_size(text, start_pos, min(budget, _JSON_FAST_CHARS)) if decode else 0
     if closing:
         return start + text.count("\n", start_pos, start_pos + closing - 1) + 1
     depth = 0
@@ -447,13 +454,14 @@ def _config_candidates(text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
 
 
 def _region_at(
-    text: str, lines: list[str], line: int, match_end: int, budget: int
+    text: str, lines: list[str], line: int, match_end: int, budget: int, decode: bool = False
 ) -> tuple[int, str | None] | None:
     """(end line, kind or None when it does not score as a config) of the region a candidate line
-    starts; None when the candidate starts nothing (a `---` with no key line after it)."""
+    starts; None when the candidate starts nothing (a `---` with no key line after it). `decode`: a
+    JSON object may be measured by the JSON decoder (see _json_end)."""
     current = lines[line]
     if current.lstrip().startswith("{"):
-        end = _json_end(text, lines, line, match_end - 1, budget)
+        end = _json_end(text, lines, line, match_end - 1, budget, decode)
         is_config = _json_scores(lines[line:end]) and not _after_log(lines, line)
         return end, "json" if is_config else None
     if current.startswith("---") and not _YAML_KEY_LINE.match(
@@ -469,12 +477,16 @@ def _find_configs(text: str, lines: list[str], budget: int) -> list[tuple[int, i
     found: list[tuple[int, int, str]] = []
     line = 0
     last = 0  # the offset of line `line`
+    json_seen = False
     candidates = _config_candidates(text)
     while (candidate := next(candidates, None)) is not None:
         line_start, match_end = candidate
         line += text.count("\n", last, line_start)
         last = line_start
-        region = _region_at(text, lines, line, match_end, budget)
+        # The first JSON object of the text only is offered to the JSON decoder (see _json_object_size).
+        is_json = lines[line].lstrip().startswith("{")
+        region = _region_at(text, lines, line, match_end, budget, is_json and not json_seen)
+        json_seen = json_seen or is_json
         if region is None:
             continue
         end, kind = region

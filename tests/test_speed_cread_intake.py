@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -218,7 +219,9 @@ def test_the_json_decoder_closes_the_object_where_the_tokenizer_does(
         original = intake._JSON_FAST_CHARS
         intake._JSON_FAST_CHARS = fast_chars  # shorter limits reach strings and objects near them
         try:
-            assert intake._json_end(text, lines, 1, 4, budget) == _plain_json_end(text, lines, 1, 4, budget)
+            assert intake._json_end(text, lines, 1, 4, budget, decode=True) == _plain_json_end(
+                text, lines, 1, 4, budget
+            )
         finally:
             intake._JSON_FAST_CHARS = original
 
@@ -230,4 +233,25 @@ def test_the_json_fast_path_is_taken_for_the_ui_config() -> None:
     start_pos = text.index("{")
     assert intake._json_object_size(text, start_pos, 100_000) > 1000
     # No object the decoder is asked about may hold a string longer than the tokenizer skips.
-    assert "{0,%d}" % intake._JSON_FAST_CHARS in intake._JSON_TOKEN.pattern
+    assert f"{{0,{intake._JSON_FAST_CHARS}}}" in intake._JSON_TOKEN.pattern
+
+
+def test_the_json_decoder_is_asked_once_per_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its error message counts the lines before the error: asked for each of many short objects, a
+    # text of them would cost that count each time.
+    text = '{"a" }\n' * 50 + '{"config": {"process": [{"type": "sd_trainer", "train": {"batch_size": 1}}]}}\n'
+    lines = text.split("\n")
+    monkeypatch.setattr(intake, "_json_object_size", lambda text, start_pos, limit: 0)
+    tokenized = intake._find_configs(text, lines, 1 << 20)
+    asked: list[int] = []
+
+    def counting(text: str, start_pos: int, limit: int) -> int:
+        asked.append(start_pos)
+        return real(text, start_pos, limit)
+
+    monkeypatch.undo()
+    real = intake._json_object_size
+    monkeypatch.setattr(intake, "_json_object_size", counting)
+    assert intake._find_configs(text, lines, 1 << 20) == tokenized
+    assert tokenized[-1][2] == "json"
+    assert asked == [0]
