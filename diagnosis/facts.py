@@ -256,7 +256,13 @@ class _Config:
 
     def value(self, path: KeyPath) -> Any:
         """The value at `path`, MISSING when a step does not exist."""
-        return get_path(self.proc, path if self.bare is None else self.real(path))
+        if self.bare is not None:
+            path = self.real(path)
+        if len(path) == 2 and isinstance(path[1], str):
+            # A key of a section, the usual fact: two lookups (what get_path does for such a path).
+            section = self.proc.get(path[0], MISSING) if isinstance(path[0], str) else MISSING
+            return section.get(path[1], MISSING) if isinstance(section, dict) else MISSING
+        return get_path(self.proc, path)
 
     def has(self, path: KeyPath) -> bool:
         return self.value(path) is not MISSING

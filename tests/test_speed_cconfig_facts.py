@@ -8,17 +8,22 @@ it started from.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from diagnosis.config.parse import parse_config
-from diagnosis.facts import build_facts, choose_config, read_config_facts
+from diagnosis.config.parse import get_path, parse_config
+from diagnosis.facts import _Config, build_facts, choose_config, read_config_facts
+from diagnosis.facts_model import Facts
 from diagnosis.facts_prose import read_prose
 from diagnosis.intake import read_case
 from diagnosis.logreader import read_log
-from diagnosis.models import PieceKind
+from diagnosis.models import Piece, PieceKind
 from diagnosis.rules import run_rules
 
 TESTS = Path(__file__).parent
@@ -51,3 +56,25 @@ def test_a_shared_reading_builds_the_same_facts(path: Path) -> None:
         assert replace(again, evidence={}) == replace(alone, evidence={})
         assert [f.rule_id for f in run_rules(again)[0]] == [f.rule_id for f in run_rules(alone)[0]]
     assert repr(read) == before
+
+
+values = st.recursive(
+    st.none() | st.integers(-2, 2) | st.sampled_from(["x", "train"]),
+    lambda kids: (
+        st.lists(kids, max_size=3) | st.dictionaries(st.sampled_from(["train", "a", "0"]), kids, max_size=3)
+    ),
+    max_leaves=10,
+)
+path_parts = st.sampled_from(["train", "a", "0", 0, 1, -1, True])
+
+
+@given(
+    st.dictionaries(st.sampled_from(["train", "model", "a"]), values, max_size=3),
+    st.lists(path_parts, max_size=4),
+)
+def test_a_config_value_is_what_get_path_finds(process: dict[str, Any], path: list[str | int]) -> None:
+    doc = parse_config(Piece(PieceKind.CONFIG_JSON, json.dumps(process), "test", 0, 0))
+    assert doc.ok
+    cfg = _Config(doc, Facts(), with_evidence=False)
+    found, expected = cfg.value(tuple(path)), get_path(doc.data, tuple(path))
+    assert found is expected or found == expected
