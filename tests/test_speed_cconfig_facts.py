@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from diagnosis.config.parse import get_path, parse_config
@@ -68,10 +68,14 @@ values = st.recursive(
 path_parts = st.sampled_from(["train", "a", "0", 0, 1, -1, True])
 
 
+@settings(max_examples=400)
 @given(
     st.dictionaries(st.sampled_from(["train", "model", "a"]), values, max_size=3),
     st.lists(path_parts, max_size=4),
 )
+@example({"train": [5, 6]}, ["train", 0])
+@example({"train": {"a": 1}}, ["train", "a"])
+@example({"train": 1}, ["train", "a"])
 def test_a_config_value_is_what_get_path_finds(process: dict[str, Any], path: list[str | int]) -> None:
     doc = parse_config(Piece(PieceKind.CONFIG_JSON, json.dumps(process), "test", 0, 0))
     assert doc.ok
