@@ -242,7 +242,7 @@ def _split_fences(text: str) -> list[_Block]:
         while k < len(candidates):
             j = candidates[k]
             k += 1
-            opener = _FENCE_START.match(lines[j])
+            opener = _FENCE_START.get().match(lines[j])
             if opener is not None and opener.group(2):
                 # "```yaml" inside a block: the user forgot to close the previous one
                 end, reopens = j, True
@@ -267,7 +267,7 @@ def _open_fence(line: str) -> tuple[str, str, str | None, str | None] | None:
     """(text before, fence marker, language tag, content on the same line) when `line` opens a fence."""
     if "```" not in line and "~~~" not in line:
         return None
-    match = _FENCE_START.match(line)
+    match = _FENCE_START.get().match(line)
     if match:
         return "", match.group(1), match.group(2) or None, None
     stripped = line.lstrip()
@@ -378,7 +378,7 @@ def _json_end(
     depth = 0
     line = start
     last = start_pos
-    for token in _JSON_TOKEN.finditer(text, start_pos, min(len(text), start_pos + budget)):
+    for token in _JSON_TOKEN.get().finditer(text, start_pos, min(len(text), start_pos + budget)):
         char = token.group(0)
         if char[0] == '"':
             continue

@@ -177,14 +177,12 @@ _PREFIXED = LazyPattern(
 _PREFIX_KIND = {"rpa": "runpod_key", "r8": "replicate_token"}
 
 
+_GH_PREFIX = LazyPattern(r"gh[pousr]_")  # starts with a literal: searched from "gh" to "gh"
+
+
 def _has_prefix(low: str) -> bool:
     """Does the (lower-cased) text hold one of the prefixes? "gh" alone is in many words ("height")."""
-    at = low.find("gh")
-    while at >= 0:
-        if low.startswith("_", at + 3) and low[at + 2 : at + 3] in ("p", "o", "u", "s", "r"):
-            return True
-        at = low.find("gh", at + 1)
-    return "rpa_" in low or "r8_" in low
+    return _GH_PREFIX.get().search(low) is not None or "rpa_" in low or "r8_" in low
 
 
 def _find_prefixed(text: str, low: str) -> Iterator[_Candidate]:

@@ -72,6 +72,8 @@ def _span(found: re.Match[str] | None) -> tuple[tuple[int, int], str] | None:
 @given(st.lists(PIECES, max_size=14).map("".join))
 @example("see pytorch 2.1.0 and ai-toolkit v0.7.3, torch==2.4 / AI Toolkit version: 1.2")
 @example("xtorch 2.1 -torch 2.2 torch 2.3")
+@example("torch/ " * 9 + "torch 2.1")  # past the occurrences tried one by one
+@example("pytorch, " * 8 + "PyTorch 2.1 and ai-toolkit/ " * 9 + "ai toolkit v1.2")
 @example("torch\x0b2.1")
 @example("torch\x1c2.2")
 @example("torch:2.3")

@@ -59,6 +59,7 @@ PIECES = st.sampled_from(
 @settings(max_examples=300)
 @given(line=st.lists(PIECES, max_size=12).map("".join))
 @example(line="12345678901234567890.123456 bytes is reserved by PyTorch but unallocated")
+@example(line="x free; " * 9 + "12 MiB free; 3 GiB total capacity;")
 @example(line="12345678901234567890.123456 bytes total capacity; 1 B free; 2 GiB already allocated;")
 def test_the_size_is_found_from_its_words(pattern: re.Pattern[str], words: str, line: str) -> None:
     assert pattern.pattern == SIZE + re.escape(words)

@@ -18,6 +18,8 @@ _TRAINER_VERSION = re.compile(
     r"(?i)ai[- _]?toolkit\s{0,3}(?:ui\s{0,3})?(?:version\s{0,3}:?|v(?=\d)|:)"
     r"\s{0,3}v?(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)"
 )
+# Occurrences of a version pattern's word tried one by one before the line is searched whole.
+_WORD_TRIES = 8
 # What each version pattern's match holds before its word ("torch", "toolkit"), longest first, and
 # the characters that can come right after the word (\s is " \t\n\r\v\f" and \x1c-\x1f in ASCII).
 _TORCH_HEADS = ("py", "")
@@ -51,7 +53,9 @@ def search_from_word(
         return pattern.search(line)
     low = line.lower()
     at = low.find(word)
-    while at >= 0:
+    for _ in range(_WORD_TRIES):
+        if at < 0:
+            return None
         after = at + len(word)
         if low[after : after + 1] in follow and after < len(low):
             for head in heads:  # longest first: the match that starts leftmost
@@ -60,7 +64,8 @@ def search_from_word(
                     if found is not None:
                         return found
         at = low.find(word, after)
-    return None
+    # A line that names the word this often is searched whole: one scan costs less than many tries.
+    return pattern.search(line) if at >= 0 else None
 
 
 @dataclass

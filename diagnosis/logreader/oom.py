@@ -90,12 +90,17 @@ def _size(match: re.Match[str] | None, first: int = 1) -> int | None:
     return to_bytes(match.group(first), match.group(first + 1))
 
 
+_WORDS_TRIES = 8  # places a size's words are tried at before the line is searched whole
+
+
 def _size_before(pattern: re.Pattern[str], line: str, words: str) -> re.Match[str] | None:
     """`pattern.search(line)` for a pattern that is `SIZE` followed by `words`: the pattern is tried
     only just before each place the words occur. (Searched from the size, the scan would try a number
     at every digit of the line.)"""
     at = line.find(words)
-    while at >= 0:
+    for _ in range(_WORDS_TRIES):
+        if at < 0:
+            return None
         # A match ends with these words and starts at most SIZE_MAX_CHARS before them; the pattern
         # looks neither behind its start nor past its end, so the cut-out search finds what a search
         # of the whole line finds there.
@@ -103,7 +108,8 @@ def _size_before(pattern: re.Pattern[str], line: str, words: str) -> re.Match[st
         if found is not None:
             return found
         at = line.find(words, at + 1)
-    return None
+    # Words repeated this often (a hostile line): one search of the whole line costs less.
+    return pattern.search(line) if at >= 0 else None
 
 
 def could_be_oom(line: str) -> bool:
