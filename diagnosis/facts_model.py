@@ -7,7 +7,11 @@ and marked in `defaulted`, so a rule can tell "missing means on" from "explicitl
 
 from __future__ import annotations
 
+import dataclasses
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from diagnosis.families import Family
 from diagnosis.models import ConfigError, Evidence, KeyPath, OomEvent, OtherProcess, Phase, StepPart
@@ -25,9 +29,15 @@ class DatasetFacts:
     control_images: int = 0
 
 
-@dataclass
+@dataclass(init=False, repr=False, eq=False)
 class Facts:
-    """Every fact the rules read about one case (see the module docstring)."""
+    """Every fact the rules read about one case (see the module docstring).
+
+    A dataclass (its fields are the list of facts), whose __init__, __repr__ and __eq__ are written
+    below rather than generated: generating them for ~90 fields cost ~3.5 ms at every start-up. They
+    do what the generated ones do (tests/test_speed_cconfig_facts.py): keyword arguments over the
+    defaults, fresh lists, dicts and sets, the fields in order in the repr, equality field by field.
+    """
 
     # --- what we have
     has_config: bool = False
@@ -136,3 +146,36 @@ class Facts:
     secret_kinds: list[str] = field(default_factory=list)
     secret_count: int = 0
     issues: list[str] = field(default_factory=list)  # config values of the wrong type, read as defaults
+
+    def __init__(self, **values: Any) -> None:
+        state = self.__dict__
+        state.update(_DEFAULTS)
+        for name, factory in _FACTORIES:
+            state[name] = factory()
+        if values:
+            unknown = values.keys() - _DEFAULTS.keys()
+            if unknown:
+                raise TypeError(f"Facts.__init__() got an unexpected keyword argument {min(unknown)!r}")
+            state.update(values)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(_DEFAULTS, _values(self), strict=True))
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(_values(self) == _values(other))
+
+
+# Every field in order with its default (a list, dict or set field holds None here and gets a new
+# one from its factory), and a getter of all field values as one tuple.
+_DEFAULTS: dict[str, Any] = {
+    f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(Facts)
+}
+_FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
+    (f.name, f.default_factory)
+    for f in dataclasses.fields(Facts)
+    if f.default_factory is not dataclasses.MISSING
+)
+_values = operator.attrgetter(*_DEFAULTS)

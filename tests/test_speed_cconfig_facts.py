@@ -8,6 +8,7 @@ it started from.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -82,3 +83,45 @@ def test_a_config_value_is_what_get_path_finds(process: dict[str, Any], path: li
     cfg = _Config(doc, Facts(), with_evidence=False)
     found, expected = cfg.value(tuple(path)), get_path(doc.data, tuple(path))
     assert found is expected or found == expected
+
+
+def _reference_class() -> type:
+    """Facts as a plain dataclass would make it: the generated __init__, __repr__ and __eq__."""
+    specs = []
+    for f in dataclasses.fields(Facts):
+        made = (
+            dataclasses.field(default_factory=f.default_factory)
+            if f.default_factory is not dataclasses.MISSING
+            else dataclasses.field(default=f.default)
+        )
+        specs.append((f.name, Any, made))
+    return dataclasses.make_dataclass("Facts", specs)
+
+
+REFERENCE = _reference_class()
+FIELD_VALUES = {
+    "has_oom": st.booleans(),
+    "batch_size": st.integers(0, 3),
+    "family": st.none() | st.sampled_from(["flux", "x"]),
+    "vram_gib": st.none() | st.floats(allow_nan=True),
+    "buckets": st.lists(st.integers(0, 3), max_size=2),
+    "evidence": st.dictionaries(st.sampled_from(["a", "b"]), st.integers(0, 2), max_size=2),
+    "defaulted": st.sets(st.sampled_from(["a", "b"]), max_size=2),
+}
+some_fields = st.fixed_dictionaries({}, optional=FIELD_VALUES)
+
+
+@settings(max_examples=300)
+@given(some_fields, some_fields)
+def test_facts_behave_as_a_generated_dataclass(first: dict[str, Any], second: dict[str, Any]) -> None:
+    a, b = Facts(**first), Facts(**second)
+    ra, rb = REFERENCE(**first), REFERENCE(**second)
+    assert repr(a) == repr(ra)
+    assert (a == b) == (ra == rb)
+    assert (a == Facts(**first)) == (ra == REFERENCE(**first))
+    assert dataclasses.replace(a, **second) == Facts(**{**first, **second})
+    for name in ("buckets", "evidence", "defaulted", "issues", "paths"):
+        assert getattr(Facts(), name) is not getattr(Facts(), name)  # a fresh one each time
+    assert Facts.__hash__ is None and (a == "Facts") is False
+    with pytest.raises(TypeError):
+        Facts(not_a_fact=1)
