@@ -149,5 +149,5 @@ def test_the_letters_ignorecase_folds_to_ascii_are_all_listed() -> None:
 
 def test_the_model_numbers_are_the_digit_runs_of_the_patterns() -> None:
     runs = {number for row in GPU_TABLE for number in re.findall(r"\d+", row.pattern)}
-    assert gpus._MODEL_NUMBERS == runs
-    assert gpus._NUMBERLESS == "|".join(row.pattern for row in GPU_TABLE if not re.search(r"\d", row.pattern))
+    assert runs == gpus._MODEL_NUMBERS
+    assert "|".join(row.pattern for row in GPU_TABLE if not re.search(r"\d", row.pattern)) == gpus._NUMBERLESS
