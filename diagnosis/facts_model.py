@@ -11,10 +11,58 @@ import dataclasses
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from diagnosis.families import Family
 from diagnosis.models import ConfigError, Evidence, KeyPath, OomEvent, OtherProcess, Phase, StepPart
+
+
+class Record:
+    """__init__, __repr__ and __eq__ for a dataclass with many fields, declared with `init=False,
+    repr=False, eq=False` and sealed once (`Record.seal`): they do what the generated ones do
+    (keyword arguments over the defaults, a fresh list, dict or set from each factory, the fields in
+    order in the repr, equality field by field), without generating and compiling code for every field
+    at import (~3.5 ms for Facts)."""
+
+    _defaults: ClassVar[dict[str, Any]]
+    _factories: ClassVar[tuple[tuple[str, Callable[[], Any]], ...]]
+    _values: ClassVar[Callable[[Any], Any]]
+
+    @staticmethod
+    def seal(cls: type[Record]) -> None:
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        # A field with a factory holds None here and gets its own value from the factory.
+        cls._defaults = {f.name: None if f.default is dataclasses.MISSING else f.default for f in fields}
+        cls._factories = tuple(
+            (f.name, f.default_factory) for f in fields if f.default_factory is not dataclasses.MISSING
+        )
+        cls._values = operator.attrgetter(*cls._defaults)
+
+    def __init__(self, **values: Any) -> None:
+        state = self.__dict__
+        state.update(self._defaults)
+        for name, factory in self._factories:
+            state[name] = factory()
+        if values:
+            unknown = values.keys() - self._defaults.keys()
+            if unknown:
+                raise TypeError(
+                    f"{type(self).__name__}.__init__() got an unexpected keyword argument {min(unknown)!r}"
+                )
+            state.update(values)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={value!r}" for name, value in zip(self._defaults, type(self)._values(self), strict=True)
+        )
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(type(self)._values(self) == type(self)._values(other))
+
+    __hash__ = None  # type: ignore[assignment]  # equal records are not the same key (as a dataclass)
 
 
 @dataclass
@@ -30,13 +78,11 @@ class DatasetFacts:
 
 
 @dataclass(init=False, repr=False, eq=False)
-class Facts:
+class Facts(Record):
     """Every fact the rules read about one case (see the module docstring).
 
-    A dataclass (its fields are the list of facts), whose __init__, __repr__ and __eq__ are written
-    below rather than generated: generating them for ~90 fields cost ~3.5 ms at every start-up. They
-    do what the generated ones do (tests/test_speed_cconfig_facts.py): keyword arguments over the
-    defaults, fresh lists, dicts and sets, the fields in order in the repr, equality field by field.
+    A dataclass (its fields are the list of facts) whose __init__, __repr__ and __eq__ come from
+    `Record` (tests/test_speed_cconfig_facts.py holds them against generated ones).
     """
 
     # --- what we have
@@ -147,35 +193,5 @@ class Facts:
     secret_count: int = 0
     issues: list[str] = field(default_factory=list)  # config values of the wrong type, read as defaults
 
-    def __init__(self, **values: Any) -> None:
-        state = self.__dict__
-        state.update(_DEFAULTS)
-        for name, factory in _FACTORIES:
-            state[name] = factory()
-        if values:
-            unknown = values.keys() - _DEFAULTS.keys()
-            if unknown:
-                raise TypeError(f"Facts.__init__() got an unexpected keyword argument {min(unknown)!r}")
-            state.update(values)
 
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={value!r}" for name, value in zip(_DEFAULTS, _values(self), strict=True))
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return bool(_values(self) == _values(other))
-
-
-# Every field in order with its default (a list, dict or set field holds None here and gets a new
-# one from its factory), and a getter of all field values as one tuple.
-_DEFAULTS: dict[str, Any] = {
-    f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(Facts)
-}
-_FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
-    (f.name, f.default_factory)
-    for f in dataclasses.fields(Facts)
-    if f.default_factory is not dataclasses.MISSING
-)
-_values = operator.attrgetter(*_DEFAULTS)
+Record.seal(Facts)

@@ -15,6 +15,7 @@ from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 from diagnosis.datafile import DATA_DIR, load_data_file
+from diagnosis.facts_model import Record
 from diagnosis.models import Phase
 
 # A user's own words are a few lines; past these caps a "prose" is pasted material, and scanning all
@@ -138,8 +139,11 @@ def _index() -> tuple[dict[int, tuple[str, ...] | None], frozenset[str]]:
     return needs, frozenset(literal for found in needs.values() if found for literal in found)
 
 
-@dataclass
-class ProseHints:
+@dataclass(init=False, repr=False, eq=False)
+class ProseHints(Record):
+    """What the user's words say (a dataclass whose __init__, __repr__ and __eq__ come from `Record`:
+    they cost start-up to generate)."""
+
     regression: str | None = None  # the line that says so, as a quote
     other_programs: str | None = None
     te_not_released: str | None = None
@@ -154,6 +158,9 @@ class ProseHints:
     vram_quote: str | None = None
     buckets: list[int] = field(default_factory=list)
     buckets_quote: str | None = None
+
+
+Record.seal(ProseHints)
 
 
 def _lines(text: str) -> list[str]:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from diagnosis.config.parse import get_path, parse_config
 from diagnosis.facts import _Config, build_facts, choose_config, read_config_facts
 from diagnosis.facts_model import Facts
-from diagnosis.facts_prose import read_prose
+from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.intake import read_case
 from diagnosis.logreader import read_log
 from diagnosis.models import Piece, PieceKind
@@ -85,20 +85,21 @@ def test_a_config_value_is_what_get_path_finds(process: dict[str, Any], path: li
     assert found is expected or found == expected
 
 
-def _reference_class() -> type:
-    """Facts as a plain dataclass would make it: the generated __init__, __repr__ and __eq__."""
+def _reference_class(cls: type) -> type:
+    """`cls` as a plain dataclass would make it: the generated __init__, __repr__ and __eq__."""
     specs = []
-    for f in dataclasses.fields(Facts):
+    for f in dataclasses.fields(cls):
         made = (
             dataclasses.field(default_factory=f.default_factory)
             if f.default_factory is not dataclasses.MISSING
             else dataclasses.field(default=f.default)
         )
         specs.append((f.name, Any, made))
-    return dataclasses.make_dataclass("Facts", specs)
+    return dataclasses.make_dataclass(cls.__name__, specs)
 
 
-REFERENCE = _reference_class()
+REFERENCE = _reference_class(Facts)
+PROSE_REFERENCE = _reference_class(ProseHints)
 FIELD_VALUES = {
     "has_oom": st.booleans(),
     "batch_size": st.integers(0, 3),
@@ -125,3 +126,22 @@ def test_facts_behave_as_a_generated_dataclass(first: dict[str, Any], second: di
     assert Facts.__hash__ is None and (a == "Facts") is False
     with pytest.raises(TypeError):
         Facts(not_a_fact=1)
+
+
+@settings(max_examples=200)
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "regression": st.none() | st.text(max_size=3),
+            "vram_gib": st.none() | st.floats(allow_nan=True),
+            "buckets": st.lists(st.integers(0, 3), max_size=2),
+        },
+    )
+)
+def test_prose_hints_behave_as_a_generated_dataclass(given_values: dict[str, Any]) -> None:
+    hints, reference = ProseHints(**given_values), PROSE_REFERENCE(**given_values)
+    assert repr(hints) == repr(reference)
+    assert (hints == ProseHints()) == (reference == PROSE_REFERENCE())
+    assert ProseHints().buckets is not ProseHints().buckets
+    assert ProseHints.__hash__ is None
