@@ -65,9 +65,10 @@ class Record:
     __hash__ = None  # type: ignore[assignment]  # equal records are not the same key (as a dataclass)
 
 
-@dataclass
-class DatasetFacts:
-    """One entry of `datasets:`; `index` is its position in the list (paths are built from it)."""
+@dataclass(init=False, repr=False, eq=False)
+class DatasetFacts(Record):
+    """One entry of `datasets:`; `index` is its position in the list (paths are built from it). Its
+    __init__, __repr__ and __eq__ come from `Record`."""
 
     index: int
     resolutions: list[int] = field(default_factory=list)
@@ -75,6 +76,9 @@ class DatasetFacts:
     caption_dropout: float = 0.0
     num_frames: int = 1
     control_images: int = 0
+
+
+Record.seal(DatasetFacts)
 
 
 @dataclass(init=False, repr=False, eq=False)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from diagnosis.config.parse import get_path, parse_config
 from diagnosis.facts import _Config, build_facts, choose_config, read_config_facts
-from diagnosis.facts_model import Facts
+from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.intake import read_case
 from diagnosis.logreader import read_log
@@ -145,3 +145,17 @@ def test_prose_hints_behave_as_a_generated_dataclass(given_values: dict[str, Any
     assert (hints == ProseHints()) == (reference == PROSE_REFERENCE())
     assert ProseHints().buckets is not ProseHints().buckets
     assert ProseHints.__hash__ is None
+
+
+DATASET_REFERENCE = _reference_class(DatasetFacts)
+
+
+@given(st.integers(0, 3), st.lists(st.integers(0, 3), max_size=2), st.booleans())
+def test_dataset_facts_behave_as_a_generated_dataclass(
+    index: int, resolutions: list[int], cached: bool
+) -> None:
+    made = DatasetFacts(index=index, resolutions=resolutions, latents_cached=cached)
+    reference = DATASET_REFERENCE(index=index, resolutions=resolutions, latents_cached=cached)
+    assert repr(made) == repr(reference)
+    assert (made == DatasetFacts(index=index)) == (reference == DATASET_REFERENCE(index=index))
+    assert DatasetFacts(index=0).resolutions is not DatasetFacts(index=0).resolutions
