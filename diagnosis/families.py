@@ -171,6 +171,13 @@ def table() -> FamilyTable:
     )
 
 
+@cache
+def _variant_pattern(pattern: str) -> re.Pattern[str]:
+    # Compiled on first use (a run looks at one family's variants) and kept: asking re's own cache
+    # on every call hashed the pattern text and flags each time.
+    return re.compile(pattern, re.IGNORECASE)
+
+
 def family_for(arch: str | None, name_or_path: str | None) -> Family:
     """The family of a resolved arch, refined by the model name (variants share one arch)."""
     t = table()
@@ -182,7 +189,7 @@ def family_for(arch: str | None, name_or_path: str | None) -> Family:
     hint = arch or ""
     for variant in t.variants.get(key, ()):
         # Some variants are told apart by the arch itself (flux2_klein_9b), most by the name.
-        pattern = re.compile(variant.pattern, re.IGNORECASE)  # re's own cache keeps it
+        pattern = _variant_pattern(variant.pattern)
         if pattern.search(name) or pattern.search(hint):
             overrides = dict(variant.overrides)
             label = str(overrides.pop("label", family.label))

@@ -21,12 +21,13 @@ CORPUS = Path(__file__).parent / "corpus"
 
 def reference(text: str) -> ProseHints:
     """read_prose with the prefilter switched off: every pattern is tried on every line."""
-    original = _Prose.may_match
+    may_match, lines_for = _Prose.may_match, _Prose.lines_for
     _Prose.may_match = lambda self, pattern: True  # type: ignore[method-assign]
+    _Prose.lines_for = lambda self, patterns: list(range(len(self.lines)))  # type: ignore[method-assign]
     try:
         return read_prose(text)
     finally:
-        _Prose.may_match = original  # type: ignore[method-assign]
+        _Prose.may_match, _Prose.lines_for = may_match, lines_for  # type: ignore[method-assign]
 
 
 def _all_patterns() -> list[re.Pattern[str]]:
