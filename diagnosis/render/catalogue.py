@@ -49,6 +49,8 @@ def known_language(value: str | None) -> str | None:
 
 
 def normalise_language(lang: str | None) -> str:
+    if lang in LANGUAGES:
+        return lang  # already a catalogue language: what a reply asks for dozens of times
     return known_language(lang) or DEFAULT_LANGUAGE
 
 

@@ -157,7 +157,7 @@ class Wording:
         entry = lookup(key, self.lang)
         if entry is None:
             return Trusted(key)
-        safe = {k: self.value(v) for k, v in params.items()}
+        safe = {k: self.value(v) for k, v in params.items()} if params else params
         if isinstance(entry, list):
             return Trusted("\n".join(fill(item, safe) for item in entry))
         return Trusted(fill(entry, safe))
