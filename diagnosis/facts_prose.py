@@ -39,6 +39,9 @@ class _Patterns(NamedTuple):
     host_killed: tuple[re.Pattern[str], ...]
     vram_words: tuple[re.Pattern[str], ...]
     buckets: re.Pattern[str]
+    # The two single patterns as groups of one (a group is known by its id: these stay the same).
+    device_group: tuple[re.Pattern[str], ...]
+    buckets_group: tuple[re.Pattern[str], ...]
 
 
 # Characters that IGNORECASE matches with an ASCII letter although str.lower() does not give that
@@ -110,6 +113,7 @@ def _patterns() -> _Patterns:
         rf"{raw['bucket_words']}[^\d\n]{{0,24}}((?<!\d){number}(?!\d)(?:{joiner}(?<!\d){number}(?!\d)){{0,7}})",
         re.IGNORECASE,
     )
+    device = re.compile(str(raw["device"]), re.IGNORECASE)
     return _Patterns(
         regression=_compile(raw["regression"]),
         worked_before=_compile(raw["worked_before"]),
@@ -117,26 +121,48 @@ def _patterns() -> _Patterns:
         other_programs=_compile(raw["other_programs"]),
         te_not_released=_compile(raw["te_not_released"]),
         te_cached=_compile(raw["te_cached"]),
-        device=re.compile(str(raw["device"]), re.IGNORECASE),
+        device=device,
         phase=tuple((Phase(k), _compile(v)) for k, v in raw["phase"].items()),
         says_oom=_compile(raw["says_oom"]),
         host_killed=_compile(raw["host_killed"]),
         vram_words=_compile(raw["vram_words"]),
         buckets=buckets,
+        device_group=(device,),
+        buckets_group=(buckets,),
     )
 
 
+class _Index(NamedTuple):
+    needs: dict[int, tuple[str, ...] | None]  # by pattern id: its needed literals
+    literals: frozenset[str]  # all of those literals together
+    # By literal: the groups (by id) and the places in them of the patterns that need it.
+    groups_of: dict[str, tuple[tuple[int, int], ...]]
+    # By group id: the places of the patterns that need no literal (they are always tried).
+    always: dict[int, tuple[int, ...]]
+
+
 @cache
-def _index() -> tuple[dict[int, tuple[str, ...] | None], frozenset[str]]:
-    """Every pattern's needed literals, and all of those literals together. Keyed by the pattern's id:
-    hashing a compiled pattern hashes its whole program, every time (the patterns live as long as the
-    cached `_patterns()`, so their ids stay theirs)."""
+def _index() -> _Index:
+    """Every pattern's needed literals, and the groups that each literal makes live. Keyed by id:
+    hashing a compiled pattern hashes its whole program, every time (the patterns and the groups live
+    as long as the cached `_patterns()`, so their ids stay theirs)."""
     p = _patterns()
     groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
-    groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, (p.device, p.buckets)]
+    groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group]
     groups += [patterns for _, patterns in p.phase]
     needs = {id(pattern): _needs(pattern) for group in groups for pattern in group}
-    return needs, frozenset(literal for found in needs.values() if found for literal in found)
+    groups_of: dict[str, list[tuple[int, int]]] = {}
+    always: dict[int, tuple[int, ...]] = {}
+    for group in groups:
+        for place, pattern in enumerate(group):
+            found = needs[id(pattern)]
+            if found is None:
+                always[id(group)] = (*always.get(id(group), ()), place)
+                continue
+            for literal in found:
+                groups_of.setdefault(literal, []).append((id(group), place))
+    literals = frozenset(literal for found in needs.values() if found for literal in found)
+    return _Index(needs, literals, {k: tuple(v) for k, v in groups_of.items()}, always)
 
 
 @dataclass(init=False, repr=False, eq=False)
@@ -184,21 +210,33 @@ class _Prose:
     def __init__(self, text: str) -> None:
         self.lines = _lines(text)
         self.folded = _fold("\n".join(self.lines))
-        needs, literals = _index()
-        self.needs = needs
+        index = _index()
+        self.needs = index.needs
         # Each needed literal is looked for once, not once for every pattern that needs it.
-        self.present = {literal for literal in literals if literal in self.folded}
+        self.present = {literal for literal in index.literals if literal in self.folded}
         self.lines_with: dict[str, set[int]] = {literal: set() for literal in self.present}
         # Folding works character by character (the one letter whose lower case depends on its
         # neighbours, a final sigma, stops at a line feed), so the folded text's lines are the lines
         # folded (tests/test_speed_cconfig_prose.py).
-        for index, folded in enumerate(self.folded.split("\n") if self.present else ()):
+        for number, folded in enumerate(self.folded.split("\n") if self.present else ()):
             for literal in self.present:
                 if literal in folded:
-                    self.lines_with[literal].add(index)
+                    self.lines_with[literal].add(number)
+        # The places of the patterns `may_match` lets through, group by group, found from the present
+        # literals alone (a group that no present literal names has none: most groups, most times).
+        places: dict[int, set[int]] = {key: set(at) for key, at in index.always.items()}
+        for literal in self.present:
+            for key, place in index.groups_of[literal]:
+                if key in places:
+                    places[key].add(place)
+                else:
+                    places[key] = {place}
+        self.places = places
 
     def live(self, patterns: Sequence[re.Pattern[str]]) -> list[re.Pattern[str]]:
-        return [p for p in patterns if self.may_match(p)]
+        """The patterns of a group (one of `_index()`'s) that `may_match`, in their order."""
+        at = self.places.get(id(patterns))
+        return [patterns[place] for place in sorted(at)] if at else []
 
     def may_match(self, pattern: re.Pattern[str]) -> bool:
         needs = self.needs[id(pattern)]
@@ -259,10 +297,12 @@ def read_prose(text: str) -> ProseHints:
                 break
         if hints.vram_gib is not None:
             break
-    for index in prose.lines_for([pats.device]) if prose.may_match(pats.device) else ():
+    device = prose.live(pats.device_group)
+    for index in prose.lines_for(device) if device else ():
         for match in pats.device.finditer(lines[index]):
             hints.device_index, hints.device_quote = int(match.group(1)), _quote(lines[index])
-    for index in prose.lines_for([pats.buckets]) if prose.may_match(pats.buckets) else ():
+    buckets = prose.live(pats.buckets_group)
+    for index in prose.lines_for(buckets) if buckets else ():
         line = lines[index]
         match = pats.buckets.search(line)
         if match:

@@ -1,7 +1,8 @@
 """read_prose tries the patterns left by the literal prefilter only on the lines holding one of their
 literals; it must say what trying every pattern on every line says.
 
-The reference switches off both the prefilter (`_Prose.may_match`) and the line choice
+The reference switches off the prefilter (`_Prose.may_match`, and `_Prose.live`, which gives a group's
+patterns that `may_match` from the groups each present literal names) and the line choice
 (`_Prose.lines_for`). The texts mix the phrases that make each hint fire over several lines with the
 characters that fold unusually (İ, ı, ſ, the Kelvin sign, a final sigma), so a line choice that is not
 a true necessary condition fails here. The line choice relies on folding the whole text giving the
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.facts_prose import ProseHints, _fold, _Prose, read_prose
+from diagnosis.facts_prose import ProseHints, _fold, _index, _patterns, _Prose, read_prose
 from tests.test_speed_lead_prose import ODD, PHRASES
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -26,6 +27,7 @@ def reference(text: str, monkeypatch: pytest.MonkeyPatch) -> ProseHints:
     """read_prose trying every pattern on every line."""
     with monkeypatch.context() as patch:
         patch.setattr(_Prose, "may_match", lambda self, pattern: True)
+        patch.setattr(_Prose, "live", lambda self, patterns: list(patterns))
         patch.setattr(_Prose, "lines_for", lambda self, patterns: list(range(len(self.lines))))
         return read_prose(text)
 
@@ -57,3 +59,41 @@ SIGMA = ["\u03a3", "\u03c3", "\u03c2", "A", "a", " ", "'", "\u0345", "\u0130", "
 def test_the_folded_text_is_the_folded_lines(parts: list[str]) -> None:
     joined = "\n".join(part.replace("\n", "") for part in parts)
     assert _fold(joined).split("\n") == [_fold(line) for line in joined.split("\n")]
+
+
+def _groups() -> list[tuple[object, ...]]:
+    p = _patterns()
+    groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
+    groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group]
+    return groups + [patterns for _, patterns in p.phase]
+
+
+def check_live(text: str) -> None:
+    prose = _Prose(text)
+    for group in _groups():
+        assert prose.live(group) == [p for p in group if prose.may_match(p)], (text, group)
+
+
+@settings(max_examples=300)
+@given(st.lists(lines, max_size=8))
+def test_a_groups_live_patterns_are_those_that_may_match(prose_lines: list[str]) -> None:
+    check_live("\n".join(prose_lines))
+
+
+def test_live_on_the_corpus_and_with_a_pattern_that_needs_no_literal(monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in sorted(CORPUS.glob("*/*/input.txt")):
+        check_live(path.read_text(encoding="utf-8"))
+    # Every pattern of the data needs a literal; one that needs none is live in every text.
+    needs = dict(_index().needs)
+    group = _patterns().vram_words
+    needs[id(group[-1])] = None
+    _index.cache_clear()
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr("diagnosis.facts_prose._needs", lambda pattern: needs[id(pattern)])
+            assert _index().always[id(group)] == (len(group) - 1,)
+            for text in ["", "nothing here", "vram 12gb", "my 4090 has 24 GB of VRAM\nstep 3"]:
+                check_live(text)
+                assert group[-1] in _Prose(text).live(group)
+    finally:
+        _index.cache_clear()
