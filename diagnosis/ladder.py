@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
-from diagnosis.config.parse import holding, parse_config
+from diagnosis.config.parse import holding, parse_config, yaml_holding
 from diagnosis.config.parse import same_data as _same
 from diagnosis.datafile import DATA_DIR, load_data_file
 from diagnosis.facts_model import Facts
@@ -311,8 +311,13 @@ class _Applier:
         mapped = self.verify is None or step.number < self.verify
         piece = with_text(self.written.piece, after)
         # A text that is only checked is compared with the re-checked data without building its own
-        # (`holding`); when that does not show it holds, the parser decides.
-        new_doc = None if mapped else holding(piece, self.doc.data, self.limits)
+        # (`holding` for JSON, `yaml_holding` for YAML); when that does not show it holds, the parser
+        # decides.
+        new_doc = None
+        if not mapped:
+            new_doc = holding(piece, self.doc.data, self.limits) or yaml_holding(
+                piece, self.doc.data, self.limits, scan_tabs=scan_tabs
+            )
         if new_doc is None:
             new_doc = parse_config(piece, self.limits, scan_tabs=scan_tabs, mapped=mapped)
         same = new_doc.data is self.doc.data or _same(new_doc.data, self.doc.data)

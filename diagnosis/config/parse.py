@@ -1172,6 +1172,133 @@ def holding(piece: Piece, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS)
     return ConfigDoc(piece, "json", shape, data, process_path, {}, None, [])
 
 
+def _yaml_holds(text: str, expected: Any, limits: Limits) -> bool:
+    """True when the simple reader (`_simple_yaml`) reads `text` as data that `same_data` finds equal
+    to `expected`, shown without building it: the events are walked beside `expected`, each scalar
+    resolved as the reader resolves it and compared as `same_data` compares leaves. Whatever the reader
+    would leave to the general builder (another shape, an alias, a merge key, a limit), a duplicate key
+    (the reader keeps the last; shown here only by building) or any difference gives False.
+    """
+    get = _FAST_LOADER(text).get_event
+    scalar_event, mapping_start, sequence_start = (
+        yaml.ScalarEvent,
+        yaml.MappingStartEvent,
+        yaml.SequenceStartEvent,
+    )
+    mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
+    nodes, max_nodes, max_depth = 0, limits.max_yaml_nodes, limits.max_yaml_depth
+    # The parents of the open collection: (expected container, is_map, keys seen or items read, key).
+    stack: list[tuple[Any, bool, Any, Any]] = []
+    try:
+        if type(get()) is not yaml.StreamStartEvent or type(get()) is not yaml.DocumentStartEvent:
+            return False
+        kind = type(get())
+        if kind is not mapping_start and kind is not sequence_start:
+            return False
+        is_map = kind is mapping_start
+        container: Any = expected
+        if type(container) is not (dict if is_map else list):
+            return False
+        # In an open mapping: the keys seen, and the key whose value comes next (None while a key is
+        # expected); in an open list: how many items were read.
+        seen: Any = set() if is_map else 0
+        key: Any = None
+        nodes = 1
+        if nodes > max_nodes or max_depth <= 0:
+            return False
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is scalar_event:
+                nodes += 1
+                if nodes > max_nodes:
+                    return False
+                text_ = event.value
+                if is_map and key is None:
+                    if text_ == "<<" or text_ in seen or text_ not in container:
+                        return False
+                    seen.add(text_)
+                    key = text_
+                    continue
+                tag = event.tag
+                value = (
+                    _scalar_value(text_, event.style, tag)
+                    if tag
+                    else (text_ if event.style else resolve_plain(text_))
+                )
+                if is_map:
+                    want = container[key]
+                    key = None
+                else:
+                    if seen >= len(container):
+                        return False
+                    want = container[seen]
+                    seen += 1
+                leaf = type(value)
+                if leaf is not type(want) or leaf is dict or leaf is list:
+                    return False
+                if value != want and not (leaf is float and value != value and want != want):
+                    return False
+                continue
+            if kind is mapping_start or kind is sequence_start:
+                nodes += 1
+                if (is_map and key is None) or nodes > max_nodes or len(stack) + 1 >= max_depth:
+                    return False
+                if is_map:
+                    child = container[key]
+                else:
+                    if seen >= len(container):
+                        return False
+                    child = container[seen]
+                child_is_map = kind is mapping_start
+                if type(child) is not (dict if child_is_map else list):
+                    return False
+                stack.append((container, is_map, seen, key))
+                container, is_map, seen, key = child, child_is_map, set() if child_is_map else 0, None
+                continue
+            if kind is mapping_end or kind is sequence_end:
+                if (len(seen) if is_map else seen) != len(container):
+                    return False
+                if not stack:
+                    break
+                container, is_map, seen, key = stack.pop()
+                if is_map:
+                    key = None
+                else:
+                    seen += 1
+                continue
+            return False  # an alias
+        if type(get()) is not yaml.DocumentEndEvent or type(get()) is not yaml.StreamEndEvent:
+            return False
+    except (yaml.YAMLError, UnicodeError, ValueError):
+        return False
+    return True
+
+
+def yaml_holding(
+    piece: Piece, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS, *, scan_tabs: bool = True
+) -> ConfigDoc | None:
+    """A YAML `piece` as a ConfigDoc holding `data` without a source map, when its text is shown to
+    parse to data equal to `data` (`same_data`) as `parse_config(piece, limits, scan_tabs=scan_tabs,
+    mapped=False)` reads it; None when that is not shown here (a JSON text, or any doubt: then
+    parse_config decides).
+
+    For a corrected config that is only checked: the events are compared with the re-checked data as
+    they come, instead of building the data and then comparing it.
+    """
+    text = piece.text
+    if _is_json(piece):
+        return None
+    if len(text) > limits.max_config_bytes or len(text.encode("utf-8", "replace")) > limits.max_config_bytes:
+        return None
+    if scan_tabs and _python_scanner_error(text) is not None:
+        return None
+    if not _yaml_holds(text, data, limits):
+        return None
+    shape, process_path = shape_of(data)
+    return ConfigDoc(piece, "yaml", shape, data, process_path, {}, None, [])
+
+
 _MISSING = object()
 
 
