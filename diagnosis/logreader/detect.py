@@ -12,7 +12,7 @@ import re
 from diagnosis.lazyre import LazyPattern
 
 # Texts only a program prints; one is enough.
-_STRONG = re.compile(
+_STRONG = LazyPattern(
     r"Traceback \(most recent call last\)"
     r"|out of memory\. Tried to allocate"
     r"|CUDA error: out of memory"
@@ -36,6 +36,28 @@ _STRONG = re.compile(
     r"|Signals\.SIGKILL"
     r"|return code = -9"
     r"|\x1b\[[\d;?]{0,20}[A-Za-z]"  # an ANSI colour or cursor code: a terminal wrote this
+)
+# A part of each of those texts (every match of `_STRONG` holds one of these): an alternation of many
+# texts is tried at every offset that starts one of them, most letters; a substring test skips ahead.
+# Most texts (a config, prose) hold none of them, and are done without the pattern.
+_STRONG_PARTS = (
+    "of memory",  # out of memory. Tried / CUDA error: out of memory / MPS backend … / Out of memory: Killed
+    "Traceback (",
+    "OutOfMemoryError:",
+    "_STATUS_",  # CUBLAS_STATUS_ALLOC_FAILED, CUDNN_STATUS_…
+    "DefaultCPUAllocator: ",
+    "paging file",
+    "oom-killer",
+    "Error running job: ",
+    "Job process ",
+    "NVIDIA-SMI ",
+    "killed by signal: ",
+    "Exception raised from ",
+    "CUDA kernel errors",
+    "Allocation on device ",
+    "Signals.SIGKILL",
+    "return code = -9",
+    "\x1b",
 )
 
 # Lines that start (after a line break and indentation) with something a program prints. The pattern
@@ -115,6 +137,17 @@ def is_log_text(text: str) -> bool:
         # A log usually shows a program's line or a bar near its top: those searches end soonest.
         if _has_program_line(part):
             return True
-        if _PROGRESS.search(part) or _STRONG.search(part) or _SHELL_KILLED.search(part):
+        # Each of these patterns starts with (or holds) a literal that a substring test finds sooner.
+        if ("%|" in part and _PROGRESS.search(part)) or _has_strong(part):
             return True
+        if " Killed" in part and _SHELL_KILLED.search(part):
+            return True
+    return False
+
+
+def _has_strong(part: str) -> bool:
+    """`_STRONG.search(part) is not None`, without the pattern when no part of its texts is there."""
+    for literal in _STRONG_PARTS:
+        if literal in part:
+            return _STRONG.get().search(part) is not None
     return False
