@@ -39,7 +39,7 @@ from diagnosis.config.keys import ALL_KEYS, MIN_CONFIG_SCORE, key_score
 from diagnosis.decode import decode
 from diagnosis.lazyre import LazyPattern
 from diagnosis.limits import DEFAULT_LIMITS, Limits
-from diagnosis.logreader.detect import is_log_text
+from diagnosis.logreader.detect import WHOLE_CHARS, is_log_text
 from diagnosis.models import Intake, Piece, PieceKind, SecretHit
 from diagnosis.scrub import LineShapes, scrub_screening
 
@@ -567,7 +567,14 @@ def _logs_and_prose(lines: list[str], start: int, joined: str | None = None) -> 
         return [_Region("prose", start, lines)]  # the common case, decided in one scan
     if len(lines) > _MAX_PARAGRAPH_LINES:
         return [_Region("log", start, lines, text=text)]  # too long to cut finely: keep it whole
-    paragraphs = [(s, p, is_log_text("\n".join(p))) for s, p in _paragraphs(lines, start)]
+    found = _paragraphs(lines, start)
+    if len(found) == 1 and len(text) <= WHOLE_CHARS:
+        # The one paragraph is the text without its blank lines at either end, where no match of
+        # is_log_text's patterns can start or end (each starts and ends with a character that is not
+        # blank, or reads within one line): it is a log like the text.
+        paragraphs = [(found[0][0], found[0][1], True)]
+    else:
+        paragraphs = [(s, p, is_log_text("\n".join(p))) for s, p in found]
     # A short paragraph with no sentence between two log paragraphs belongs to the log.
     for k in range(1, len(paragraphs) - 1):
         s, p, is_log = paragraphs[k]

@@ -115,6 +115,8 @@ _SHELL_KILLED = re.compile(r" Killed(?<=\d Killed)(?<!\d{11} Killed) {1,20}\S")
 # at the end.
 _HEAD_CHARS = 2_000_000
 _TAIL_CHARS = 1_000_000
+# A text this long or shorter is judged whole.
+WHOLE_CHARS = _HEAD_CHARS + _TAIL_CHARS
 
 
 def _has_program_line(part: str) -> bool:
@@ -131,7 +133,7 @@ def is_log_text(text: str) -> bool:
     """True when `text` holds console output; False for prose (any language) and for YAML/JSON configs."""
     if not text:
         return False
-    long_text = len(text) > _HEAD_CHARS + _TAIL_CHARS
+    long_text = len(text) > WHOLE_CHARS
     parts = (text[:_HEAD_CHARS], text[-_TAIL_CHARS:]) if long_text else (text,)
     for part in parts:
         # A log usually shows a program's line or a bar near its top: those searches end soonest.
