@@ -150,9 +150,29 @@ def _aligned_opcodes(a: list[str], b: list[str]) -> list[Opcode] | None:
     config whose lines are mostly distinct, so this is the usual case, found without building
     difflib's index of `b`.
     """
-    where = {line: i for i, line in enumerate(a)}
-    if len(where) != len(a):
+    distinct = set(a)
+    if len(distinct) != len(a):
         return None
+    # The usual fix: the lines around the change are the same before and after. When none of the
+    # lines between them after is a line of `a`, the equal pairs are exactly the common start and
+    # end, two runs in order: the opcodes below follow without walking `b` (one of these runs is
+    # empty or they are apart: with the middles both empty the whole text is the common start).
+    size_a, size_b = len(a), len(b)
+    shorter = min(size_a, size_b)
+    start = 0
+    while start < shorter and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < shorter - start and a[size_a - 1 - end] == b[size_b - 1 - end]:
+        end += 1
+    if distinct.isdisjoint(b[start : size_b - end]):
+        codes: list[Opcode] = [("equal", 0, start, 0, start)] if start else []
+        if start < size_a - end or start < size_b - end:
+            codes.append(("change", start, size_a - end, start, size_b - end))
+        if end:
+            codes.append(("equal", size_a - end, size_a, size_b - end, size_b))
+        return codes
+    where = {line: i for i, line in enumerate(a)}
     runs: list[list[int]] = []  # [start in a, start in b, length]
     last = -1
     for j, line in enumerate(b):
@@ -166,7 +186,7 @@ def _aligned_opcodes(a: list[str], b: list[str]) -> list[Opcode] | None:
             runs[-1][2] += 1
         else:
             runs.append([i, j, 1])
-    codes: list[Opcode] = []
+    codes = []
     i = j = 0
     for ai, bj, size in [*runs, [len(a), len(b), 0]]:
         if i < ai or j < bj:
