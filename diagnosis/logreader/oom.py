@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from diagnosis.logreader.lines import ERROR_RUNNING_JOB
-from diagnosis.logreader.units import SIZE, SIZE_MAX_CHARS, to_bytes
+from diagnosis.logreader.units import SIZE, SIZE_MAX_CHARS, SIZE_UNITS, to_bytes
 from diagnosis.models import OomEvent, OomKind, OtherProcess
 
 _S = SIZE  # two groups: number, unit
@@ -85,9 +85,14 @@ class ParsedOom:
 
 
 def _size(match: re.Match[str] | None, first: int = 1) -> int | None:
-    if match is None or match.group(first) is None:
+    """`to_bytes` of a `SIZE` match's two groups from group `first` on (None when it did not take part)."""
+    if match is None:
         return None
-    return to_bytes(match.group(first), match.group(first + 1))
+    number, unit = match.group(first, first + 1)
+    if number is None:
+        return None
+    factor = SIZE_UNITS.get(unit)  # every unit SIZE matches: the number's bytes without a call
+    return to_bytes(number, unit) if factor is None else round(float(number) * factor)
 
 
 _WORDS_TRIES = 8  # places a size's words are tried at before the line is searched whole

@@ -33,6 +33,13 @@ SIZE = r"(\d{1,20}(?:\.\d{1,6})?)\s?(bytes|byte|[KkMGTPE]i?B|B)(?![A-Za-z])"
 SIZE_MAX_CHARS = 20 + 1 + 6 + 1 + 5
 
 
+# Bytes per unit for each spelling `SIZE` matches, as it is written (no lower-casing to look it up).
+SIZE_UNITS: dict[str, int] = {
+    spelling: _MULTIPLIER[spelling.lower()]
+    for spelling in ("bytes", "byte", "B", *(p + i + "B" for p in "KkMGTPE" for i in ("", "i")))
+}
+
+
 def to_bytes(number: str, unit: str) -> int | None:
     """`("576.00", "MiB")` → 603979776 for the two groups of a `SIZE` match; None for a unit that is
     not a memory size."""
