@@ -51,7 +51,12 @@ _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k
 
 def _fold(text: str) -> str:
     """Text in which every literal a case-insensitive pattern matches appears in lower case."""
-    return text.translate(_FOLD).lower()
+    if text.isascii():
+        return text.lower()  # none of the four characters: the table changes nothing
+    # translate() looks every character up in the table: only a text holding one of them needs it.
+    if "\u0130" in text or "\u0131" in text or "\u017f" in text or "\u212a" in text:
+        text = text.translate(_FOLD)
+    return text.lower()
 
 
 def _caseless_safe(code: int) -> bool:
@@ -135,6 +140,7 @@ def _patterns() -> _Patterns:
 class _Index(NamedTuple):
     needs: dict[int, tuple[str, ...] | None]  # by pattern id: its needed literals
     literals: frozenset[str]  # all of those literals together
+    ascii_literals: frozenset[str]  # those of them in ASCII (the only ones an ASCII text can hold)
     # By literal: the groups (by id) and the places in them of the patterns that need it.
     groups_of: dict[str, tuple[tuple[int, int], ...]]
     # By group id: the places of the patterns that need no literal (they are always tried).
@@ -162,7 +168,8 @@ def _index() -> _Index:
             for literal in found:
                 groups_of.setdefault(literal, []).append((id(group), place))
     literals = frozenset(literal for found in needs.values() if found for literal in found)
-    return _Index(needs, literals, {k: tuple(v) for k, v in groups_of.items()}, always)
+    ascii_literals = frozenset(literal for literal in literals if literal.isascii())
+    return _Index(needs, literals, ascii_literals, {k: tuple(v) for k, v in groups_of.items()}, always)
 
 
 @dataclass(init=False, repr=False, eq=False)
@@ -213,7 +220,9 @@ class _Prose:
         index = _index()
         self.needs = index.needs
         # Each needed literal is looked for once, not once for every pattern that needs it.
-        self.present = {literal for literal in index.literals if literal in self.folded}
+        folded = self.folded
+        pool = index.ascii_literals if folded.isascii() else index.literals
+        self.present = {literal for literal in pool if literal in folded}
         self.lines_with: dict[str, set[int]] = {literal: set() for literal in self.present}
         # Folding works character by character (the one letter whose lower case depends on its
         # neighbours, a final sigma, stops at a line feed), so the folded text's lines are the lines

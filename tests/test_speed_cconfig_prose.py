@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.facts_prose import ProseHints, _fold, _index, _patterns, _Prose, read_prose
+from diagnosis.facts_prose import _FOLD, ProseHints, _fold, _index, _patterns, _Prose, read_prose
 from tests.test_speed_lead_prose import ODD, PHRASES
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -97,3 +97,19 @@ def test_live_on_the_corpus_and_with_a_pattern_that_needs_no_literal(monkeypatch
                 assert group[-1] in _Prose(text).live(group)
     finally:
         _index.cache_clear()
+
+
+FOLDING = ["\u0130", "\u0131", "\u017f", "\u212a", "I", "K", "S", "a", "\u00e9", "\u03a3", "ｱ", "\n", " "]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(FOLDING) | st.text(max_size=3), max_size=8).map("".join))
+def test_fold_takes_the_table_only_when_it_changes_something(text: str) -> None:
+    assert _fold(text) == text.translate(_FOLD).lower()
+
+
+@settings(max_examples=300)
+@given(st.lists(lines, max_size=8))
+def test_the_present_literals_are_every_literal_in_the_folded_text(prose_lines: list[str]) -> None:
+    prose = _Prose("\n".join(prose_lines))
+    assert prose.present == {literal for literal in _index().literals if literal in prose.folded}
