@@ -171,21 +171,6 @@ def test_the_peeling_answers_like_the_sentence_first_order(p: list[str], head: i
         assert intake._quotes_error(line) is _plain_quotes_error(line)
 
 
-def _plain_json_end(text: str, lines: list[str], start: int, start_pos: int, budget: int) -> int:
-    """_json_end as first written: the tokenizer alone."""
-    depth = 0
-    line = start
-    last = start_pos
-    for token in intake._JSON_TOKEN.get().finditer(text, start_pos, min(len(text), start_pos + budget)):
-        char = token.group(0)
-        if char[0] == '"':
-            continue
-        depth += 1 if char in "{[" else -1
-        if depth <= 0:
-            return line + text.count("\n", last, token.start()) + 1
-    return min(len(lines), line + text.count("\n", last, min(len(text), start_pos + budget)) + 1)
-
-
 _JSON_STRINGS = st.text(alphabet='ab{}[]"\\\n\t\u2028é/ ', max_size=12)
 _JSON_VALUES = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), _JSON_STRINGS),
@@ -219,9 +204,9 @@ def test_the_json_decoder_closes_the_object_where_the_tokenizer_does(
         original = intake._JSON_FAST_CHARS
         intake._JSON_FAST_CHARS = fast_chars  # shorter limits reach strings and objects near them
         try:
-            assert intake._json_end(text, lines, 1, 4, budget, decode=True) == _plain_json_end(
-                text, lines, 1, 4, budget
-            )
+            # The reference is the tokenizer alone: the same function without the decoder.
+            plain = intake._json_end(text, lines, 1, 4, budget, decode=False)
+            assert intake._json_end(text, lines, 1, 4, budget, decode=True) == plain
         finally:
             intake._JSON_FAST_CHARS = original
 
