@@ -16,31 +16,20 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.config.parse import _general_yaml, _Parsed, _simple_yaml, parse_config
+from diagnosis.config.parse import _general_yaml, _simple_yaml, parse_config
 from diagnosis.intake import read_case
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.models import PieceKind
+from tests.speed_oracles import data_trees, shortcut_agrees
 
 TESTS = Path(__file__).parent
 INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*.yaml"))
 INPUTS += sorted((TESTS / "hostile" / "fixtures").glob("*.yaml"))
 
 
-def _view(parsed: _Parsed) -> tuple[str, list[tuple[object, object]], list[str], bool, object]:
-    # repr keeps types apart (True vs 1, 1 vs 1.0), shows NaN equal to itself, and keeps key order.
-    return repr(parsed.data), list(parsed.source_map.items()), parsed.hits, parsed.stale, parsed.error
-
-
 def _check(text: str, limits: Limits = DEFAULT_LIMITS) -> bool:
     """True when the simple reader took the text (and agreed with the general builder)."""
-    taken = False
-    for mapped in (True, False):
-        simple = _simple_yaml(text, limits, mapped)
-        if simple is None:
-            continue
-        taken = True
-        assert _view(simple) == _view(_general_yaml(text, limits, mapped)), (text, mapped)
-    return taken
+    return shortcut_agrees(_simple_yaml, _general_yaml, text, limits)
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -60,18 +49,11 @@ def test_the_corpus_configs_take_the_simple_reader() -> None:
     assert taken >= 10
 
 
-keys = st.sampled_from(["train", "batch_size", "a", "b", "1", "on", "yes", "null", "~", "", "1e-4", "0x1F"])
-scalars = st.one_of(
-    st.integers(-(10**20), 10**20),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.booleans(),
-    st.none(),
-    st.text(max_size=6),
-    st.sampled_from(["x", "1e-4", "yes", "Off", "0o7", "0b101", "1_000", ".5", "-.inf", ".NaN", "2024-1-1"]),
-)
-trees = st.recursive(
-    scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=4),
+trees = data_trees(
+    ["train", "batch_size", "a", "b", "1", "on", "yes", "null", "~", "", "1e-4", "0x1F"],
+    extra_scalars=["x", "1e-4", "yes", "Off", "0o7", "0b101", "1_000", ".5", "-.inf", ".NaN", "2024-1-1"],
+    int_bound=10**20,
+    text_size=6,
     max_leaves=16,
 )
 

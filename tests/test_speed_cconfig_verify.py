@@ -22,6 +22,7 @@ from diagnosis import diagnose
 from diagnosis.config.parse import holding, parse_config, same_data, shape_of
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.models import Piece, PieceKind
+from tests.speed_oracles import data_scalars, data_trees
 
 TESTS = Path(__file__).parent
 INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*"))
@@ -44,19 +45,10 @@ def _agrees(text: str, data: Any, limits: Limits = DEFAULT_LIMITS) -> bool:
     return True
 
 
-keys = st.sampled_from(["config", "process", "train", "type", "batch_size", "a", "b", "", "é"])
-scalars = st.one_of(
-    st.integers(-(10**30), 10**30),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.booleans(),
-    st.none(),
-    st.text(max_size=5),
-)
-trees = st.recursive(
-    scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=4),
-    max_leaves=20,
-)
+KEYS = ["config", "process", "train", "type", "batch_size", "a", "b", "", "é"]
+keys = st.sampled_from(KEYS)
+scalars = data_scalars()
+trees = data_trees(KEYS)
 objects = st.dictionaries(keys, trees, max_size=5)
 
 

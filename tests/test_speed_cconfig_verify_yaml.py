@@ -25,6 +25,7 @@ from diagnosis import diagnose
 from diagnosis.config.parse import parse_config, same_data, shape_of, yaml_holding
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.models import Piece, PieceKind
+from tests.speed_oracles import data_trees
 
 TESTS = Path(__file__).parent
 INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*"))
@@ -48,19 +49,10 @@ def _agrees(text: str, data: Any, limits: Limits = DEFAULT_LIMITS, scan_tabs: bo
     return True
 
 
-keys = st.sampled_from(["config", "process", "train", "type", "batch_size", "a", "b", "é", "1", "on"])
-scalars = st.one_of(
-    st.integers(-(10**20), 10**20),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.booleans(),
-    st.none(),
-    st.text(max_size=5),
-    st.sampled_from(["1", "1.0", "true", "null", "~", "0x1f", "1e-4", ".nan", "yes", ""]),
-)
-trees = st.recursive(
-    scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=4),
-    max_leaves=20,
+KEYS = ["config", "process", "train", "type", "batch_size", "a", "b", "é", "1", "on"]
+keys = st.sampled_from(KEYS)
+trees = data_trees(
+    KEYS, extra_scalars=["1", "1.0", "true", "null", "~", "0x1f", "1e-4", ".nan", "yes", ""], int_bound=10**20
 )
 objects = st.dictionaries(keys, trees, max_size=5)
 
