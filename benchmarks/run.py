@@ -304,9 +304,10 @@ def _regular_install() -> Iterator[Path]:
         venv = base / "venv"
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
         python = venv / "bin" / "python"
-        subprocess.run(
-            [*pip, "--python", str(python), "install", "--no-deps", str(wheel)], check=True, timeout=600
-        )
+        # --ignore-installed: a source tree on PYTHONPATH holds oomcheck's metadata, which pip would
+        # take for an installed copy and skip the install.
+        install = [*pip, "--python", str(python), "install", "--no-deps", "--ignore-installed", str(wheel)]
+        subprocess.run(install, check=True, timeout=600)
         purelib = subprocess.run(
             [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
             capture_output=True,
