@@ -13,6 +13,7 @@ import functools
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -284,6 +285,13 @@ def _byte_compile_own_packages() -> None:
         compileall.compile_dir(ROOT / package, quiet=1)
 
 
+# What a wheel is not built from (tests/test_packaging.py leaves out the same).
+_NOT_SOURCES = shutil.ignore_patterns(
+    ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", ".mypy_cache", ".ruff_cache",
+    ".pytest_cache", ".hypothesis", "tests", "benchmarks", "deploy", "docs", ".env", "*.sqlite3*",
+)  # fmt: skip
+
+
 @contextmanager
 def _regular_install() -> Iterator[Path]:
     """oomcheck installed from its wheel into a fresh virtualenv, as `pip install oomcheck` leaves it.
@@ -297,9 +305,12 @@ def _regular_install() -> Iterator[Path]:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-        subprocess.run(
-            [*pip, "wheel", "--no-deps", "-w", str(base / "wheels"), str(ROOT)], check=True, timeout=600
-        )
+        # Built from a copy of the sources: setuptools keeps a build/ folder in the tree it builds, and a
+        # module deleted since the last build would still ship from it.
+        source = base / "src"
+        shutil.copytree(ROOT, source, ignore=_NOT_SOURCES)
+        build = [*pip, "wheel", "--no-deps", "-w", str(base / "wheels"), str(source)]
+        subprocess.run(build, check=True, timeout=600)
         (wheel,) = (base / "wheels").glob("oomcheck-*.whl")
         venv = base / "venv"
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
