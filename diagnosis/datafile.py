@@ -12,13 +12,14 @@ User input never comes here: it goes through `diagnosis.config.parse`.
 from __future__ import annotations
 
 import importlib.util
+import os
 import zlib
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # holds the `diagnosis` and `locales` packages
-DATA_DIR = PACKAGE_ROOT / "diagnosis" / "data"
+# Plain paths (os.path, not pathlib): pathlib's import was a tenth of a CLI run's start-up.
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # `diagnosis` and `locales`
+DATA_DIR = os.path.join(PACKAGE_ROOT, "diagnosis", "data")
 SNAPSHOTS = "diagnosis._snapshots"
 
 
@@ -38,8 +39,14 @@ def parse_yaml(text: str) -> Any:
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
-def load_data_file(path: Path) -> Any:
-    return load_data(path.read_text(encoding="utf-8"))
+def load_data_file(path: str | os.PathLike[str]) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return load_data(fh.read())
+
+
+def data_file(name: str) -> Any:
+    """One of the engine's own data files (`diagnosis/data/<name>`), parsed."""
+    return load_data_file(os.path.join(DATA_DIR, name))
 
 
 def text_key(text: str) -> str:

@@ -14,7 +14,7 @@ from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
-from diagnosis.datafile import DATA_DIR, load_data_file
+from diagnosis.datafile import data_file
 from diagnosis.facts_model import Record
 from diagnosis.models import Phase
 
@@ -109,7 +109,7 @@ def _compile(rows: list[Any]) -> tuple[re.Pattern[str], ...]:
 
 @cache
 def _patterns() -> _Patterns:
-    raw = load_data_file(DATA_DIR / "prose.yaml")
+    raw = data_file("prose.yaml")
     values = sorted((int(v) for v in raw["bucket_values"]), reverse=True)
     number = "(?:" + "|".join(str(v) for v in values) + ")"
     joiner = r"(?:\s{0,3}(?:,|、|/|&|\band\b|\bor\b|と|や)?\s{0,3})"

@@ -10,7 +10,7 @@ import re
 from functools import cache
 from typing import Any, NamedTuple
 
-from diagnosis.datafile import DATA_DIR, load_data_file
+from diagnosis.datafile import data_file
 
 UNKNOWN = "unknown"
 
@@ -137,7 +137,7 @@ class FamilyTable(NamedTuple):
 
 
 def _raw() -> dict[str, Any]:
-    raw: dict[str, Any] = load_data_file(DATA_DIR / "families.yaml")
+    raw: dict[str, Any] = data_file("families.yaml")
     return raw
 
 

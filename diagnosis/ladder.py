@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
 from diagnosis.config.parse import holding, parse_config, yaml_holding
 from diagnosis.config.parse import same_data as _same
-from diagnosis.datafile import DATA_DIR, load_data_file
+from diagnosis.datafile import data_file
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logs import get_logger
@@ -51,7 +51,7 @@ class _Order(NamedTuple):
 
 @cache
 def _order() -> _Order:
-    raw: dict[str, Any] = load_data_file(DATA_DIR / "ladder.yaml")
+    raw: dict[str, Any] = data_file("ladder.yaml")
     phases: dict[str, Any] = raw.get("phases", {})
     ruled_out: dict[str, Any] = raw.get("ruled_out", {})
     return _Order(

@@ -22,11 +22,16 @@ from typing import Any
 
 import jinja2
 
-from diagnosis.datafile import DATA_DIR, PACKAGE_ROOT, parse_yaml, text_key
+from diagnosis import datafile
+from diagnosis.datafile import parse_yaml, text_key
+from diagnosis.render import templating
 from diagnosis.render.runtime import TRANSLATOR_VERSION
-from diagnosis.render.templating import JINJA_OPTIONS, TEMPLATES_DIR, module_name, source_environment
+from diagnosis.render.templating import JINJA_OPTIONS, module_name, source_environment
 from diagnosis.render.translate import Unsupported, translate
 
+PACKAGE_ROOT = Path(datafile.PACKAGE_ROOT)
+DATA_DIR = Path(datafile.DATA_DIR)
+TEMPLATES_DIR = Path(templating.TEMPLATES_DIR)
 COMPILED_DIR = PACKAGE_ROOT / "diagnosis" / "render" / "_compiled"
 SNAPSHOTS_DIR = PACKAGE_ROOT / "diagnosis" / "_snapshots"
 

@@ -10,9 +10,9 @@ import functools
 import gc
 import math
 import os
+import stat
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from diagnosis.limits import DEFAULT_LIMITS
@@ -46,11 +46,11 @@ def _message_language(choice: str | None) -> str:
     return choice if choice in ("ja", "en") else _env_language()
 
 
-def read_input(path: Path, cap: int) -> bytes:
+def read_input(path: str | os.PathLike[str], cap: int) -> bytes:
     """Read a file; one far larger than the cap is read head and tail (the error sits at the end)."""
-    size = path.stat().st_size
-    with path.open("rb") as fh:
-        if not path.is_file():
+    size = os.stat(path).st_size
+    with open(path, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             return fh.read(4 * cap)  # a pipe or device has no size to trust: bound it like stdin
         if size <= 2 * cap:
             return fh.read()
@@ -164,13 +164,12 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             texts.append(sys.stdin.buffer.read(4 * cap))
             sources.append("stdin")
             continue
-        path = Path(raw)
         try:
-            texts.append(read_input(path, cap))
+            texts.append(read_input(raw, cap))
         except OSError as exc:
             err.write(cli_message("cli.unreadable", lang, path=raw, reason=exc.strerror or str(exc)) + "\n")
             return EXIT_USAGE
-        sources.append(path.name)
+        sources.append(os.path.basename(raw))
 
     from diagnosis import diagnose
 
@@ -232,6 +231,8 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
     if corrected is None or config is None:
         err.write(cli_message("cli.nothing_to_fix", lang) + "\n")
         return
+    from pathlib import Path  # only a run that writes a file pays for pathlib's import
+
     from diagnosis.decode import decode
     from diagnosis.scrub import scrub
 

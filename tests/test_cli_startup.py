@@ -142,3 +142,31 @@ def test_the_console_script_and_python_m_run_the_program() -> None:
     assert "from oomcheck.program import run" in (ROOT / "oomcheck" / "__main__.py").read_text(
         encoding="utf-8"
     )
+
+
+_NO_SITE_PROBE = """
+import contextlib, io, json, sys, sysconfig
+sys.path[:0] = [sys.argv[1], sysconfig.get_paths()["purelib"]]
+from oomcheck.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main(sys.argv[2:], out=io.StringIO(), err=io.StringIO())
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_checking_a_config_does_not_import_pathlib(fmt: str) -> None:
+    # pathlib brings urllib.parse and ipaddress: about 5 ms of a run from a regular install. The
+    # development virtualenv's editable-install hook imports it at every start, so the probe runs
+    # without `site` and finds the packages by path.
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", _NO_SITE_PROBE, str(ROOT), "check", str(CONFIG), "--format", fmt],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["code"] == 1, done.stderr
+    assert "diagnosis.engine" in result["modules"]
+    assert "pathlib" not in result["modules"]

@@ -4,6 +4,7 @@ templates and the rules need exists."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -11,10 +12,11 @@ import yaml
 from diagnosis.models import Applicability, Phase
 from diagnosis.render.catalogue import catalogue, placeholders
 from diagnosis.rules import RULE_IDS
-from locales import LOCALES_DIR
+from locales import LOCALES_DIR as LOCALES_FOLDER
 
 MINE = ("rules", "reply", "cli")
 RULE_FIELDS = ("title", "cause", "action", "explanation", "fix", "ui_path", "next", "applicability")
+LOCALES_DIR = Path(LOCALES_FOLDER)
 TEMPLATES = LOCALES_DIR / "_shared" / "templates"
 
 # The params each rule provides (the brief's "Finding params"): a placeholder outside this list is a typo.

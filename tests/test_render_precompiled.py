@@ -23,7 +23,7 @@ from diagnosis.render.templating import TEMPLATES_DIR, module_name, source_envir
 from diagnosis.render.translate import Unsupported, translate
 from tests.conftest import CORPUS, EXAMPLES
 
-TEMPLATES = sorted(TEMPLATES_DIR.glob("*.j2"))
+TEMPLATES = sorted(Path(TEMPLATES_DIR).glob("*.j2"))
 REBUILD = "out of date: run `python -m diagnosis.precompile`"
 TEXTS = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.glob("*/*/input.txt"))]
 TEXTS += [p.read_text(encoding="utf-8") for p in sorted(EXAMPLES.iterdir())]

@@ -27,7 +27,7 @@ def parsed(text: str) -> Any:
 
 
 def test_every_data_file_is_covered() -> None:
-    names = {p.relative_to(datafile.PACKAGE_ROOT).as_posix() for p in FILES}
+    names = {p.relative_to(Path(datafile.PACKAGE_ROOT)).as_posix() for p in FILES}
     assert {"diagnosis/data/families.yaml", "locales/en/rules.yaml", "locales/ja/reply.yaml"} <= names
 
 
@@ -48,7 +48,7 @@ def test_a_snapshot_is_exactly_what_yaml_gives(path: Path) -> None:
 
 
 def test_every_call_gets_its_own_objects() -> None:
-    path = datafile.DATA_DIR / "families.yaml"
+    path = Path(datafile.DATA_DIR) / "families.yaml"
     first = load_data_file(path)
     first["families"].clear()
     first["defaults"]["label"] = "changed"
@@ -56,7 +56,7 @@ def test_every_call_gets_its_own_objects() -> None:
 
 
 def test_an_edited_text_is_parsed_not_served_from_its_old_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
-    path = datafile.DATA_DIR / "families.yaml"
+    path = Path(datafile.DATA_DIR) / "families.yaml"
     edited = path.read_text(encoding="utf-8") + "\nextra_key: 1\n"
     assert load_data(edited)["extra_key"] == 1
     # even when the lookup key points at the old snapshot, the whole text must match

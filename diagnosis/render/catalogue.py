@@ -6,6 +6,7 @@ numeric keys as well (`rules.gc_off.fix.0`) and as a whole, so a template can lo
 
 from __future__ import annotations
 
+import os
 import string
 from functools import cache
 from typing import Any
@@ -34,9 +35,9 @@ def _flatten(prefix: str, node: Any, out: dict[str, Entry]) -> None:
 def catalogue(lang: str) -> dict[str, Entry]:
     """All messages of one language, keyed `<file stem>.<dotted path>` (loaded once per process)."""
     out: dict[str, Entry] = {}
-    folder = LOCALES_DIR / lang
-    for path in sorted(folder.glob("*.yaml")):
-        _flatten(path.stem, load_data_file(path) or {}, out)
+    folder = os.path.join(LOCALES_DIR, lang)
+    for name in sorted(n for n in os.listdir(folder) if n.endswith(".yaml")):
+        _flatten(name.removesuffix(".yaml"), load_data_file(os.path.join(folder, name)) or {}, out)
     return out
 
 

@@ -13,6 +13,7 @@ template whose translation is missing or out of date is rendered by Jinja2 itsel
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from collections.abc import Callable
 from functools import cache
@@ -26,7 +27,7 @@ from locales import LOCALES_DIR
 if TYPE_CHECKING:
     import jinja2
 
-TEMPLATES_DIR = LOCALES_DIR / "_shared" / "templates"
+TEMPLATES_DIR = os.path.join(LOCALES_DIR, "_shared", "templates")
 COMPILED_PACKAGE = "diagnosis.render._compiled"  # built by `python -m diagnosis.precompile`
 
 
@@ -100,7 +101,8 @@ def translated(name: str) -> Renderer | None:
         return None
     try:
         module = importlib.import_module(f"{COMPILED_PACKAGE}.{stem}")
-        source = (TEMPLATES_DIR / name).read_text(encoding="utf-8")
+        with open(os.path.join(TEMPLATES_DIR, name), encoding="utf-8") as fh:
+            source = fh.read()
     except (ImportError, OSError):
         return None
     current = (
