@@ -11,12 +11,15 @@ import dataclasses
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, dataclass_transform
 
 from diagnosis.families import Family
 from diagnosis.models import ConfigError, Evidence, KeyPath, OomEvent, OtherProcess, Phase, StepPart
 
 
+# For type checkers: a Record subclass's constructor takes its fields as keywords, checked like a
+# dataclass's (Record.__init__ itself takes **values).
+@dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field, field))
 class Record:
     """__init__, __repr__ and __eq__ for a dataclass with many fields, declared with `init=False,
     repr=False, eq=False` and sealed once (`Record.seal`): they do what the generated ones do
