@@ -115,9 +115,8 @@ def size_text(n: int | None) -> str | None:
 def _fatal(report: Report) -> OomEvent | None:
     if report.log is not None and report.log.fatal is not None:
         return report.log.fatal
-    fatal = report.facts.fatal
-    if isinstance(fatal, OomEvent):
-        return fatal
+    if report.facts.fatal is not None:
+        return report.facts.fatal
     if report.log is not None and report.log.events:
         return report.log.events[-1]
     return None
@@ -367,14 +366,12 @@ def _context(report: Report) -> dict[str, Any]:
     if report.facts.config_parsed:
         if report.facts.gc_explicit and not report.facts.gradient_checkpointing:
             ctx["gc_off"] = True
-        batch = report.facts.batch_size
-        if isinstance(batch, int) and batch > 1:
-            ctx["batch_size"] = batch
-        bucket = report.facts.max_bucket
-        if isinstance(bucket, int):
-            ctx["max_bucket"] = bucket
+        if report.facts.batch_size > 1:
+            ctx["batch_size"] = report.facts.batch_size
+        if report.facts.max_bucket is not None:
+            ctx["max_bucket"] = report.facts.max_bucket
     vram = report.facts.vram_gib
-    if isinstance(vram, int | float) and report.facts.vram_source not in (None, "assumed"):
+    if vram is not None and report.facts.vram_source not in (None, "assumed"):
         ctx["vram"] = f"{vram:g}"
     return ctx
 
@@ -424,11 +421,9 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         by_id.setdefault(f.rule_id, f)
     fatal = _fatal(report)
     oom_kind = report.facts.oom_kind or (fatal.kind.value if fatal else None)
-    has_oom = bool(report.facts.has_oom or fatal is not None)
-    phase_value = report.facts.phase
-    phase = str(getattr(phase_value, "value", phase_value) or "unknown")
+    has_oom = report.facts.has_oom or fatal is not None
+    phase = report.facts.phase.value
     step_no = report.facts.step
-    step_no = step_no if isinstance(step_no, int) else None
     primary = _primary(report, by_id)
 
     skipped = _NOT_A_CAUSE | {"not_oom", "yaml_invalid"}
@@ -488,7 +483,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         shown_step=shown_index,
         total_steps=total,
         step_view=step_view,
-        has_config=report.config is not None or bool(report.facts.config_parsed),
+        has_config=report.config is not None or report.facts.config_parsed,
         secret_kinds=_secret_kinds(by_id.get("secret_in_input")),
         rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
     )
