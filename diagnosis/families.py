@@ -175,9 +175,9 @@ def table() -> FamilyTable:
 
 
 @cache
-def _variant_pattern(pattern: str) -> re.Pattern[str]:
-    # Compiled on first use (a run looks at one family's variants) and kept: asking re's own cache
-    # on every call hashed the pattern text and flags each time.
+def _name_pattern(pattern: str) -> re.Pattern[str]:
+    # A variant's or name hint's pattern, compiled on first use (a run looks at one family's variants)
+    # and kept: asking re's own cache on every call hashed the pattern text and flags each time.
     return re.compile(pattern, re.IGNORECASE)
 
 
@@ -192,7 +192,7 @@ def family_for(arch: str | None, name_or_path: str | None) -> Family:
     hint = arch or ""
     for variant in t.variants.get(key, ()):
         # Some variants are told apart by the arch itself (flux2_klein_9b), most by the name.
-        pattern = _variant_pattern(variant.pattern)
+        pattern = _name_pattern(variant.pattern)
         if pattern.search(name) or pattern.search(hint):
             overrides = dict(variant.overrides)
             label = str(overrides.pop("label", family.label))
@@ -212,7 +212,7 @@ def arch_from_name(name_or_path: str | None) -> str | None:
     if not name_or_path:
         return None
     for pattern, key in table().name_hints:
-        if re.search(pattern, name_or_path, re.IGNORECASE):
+        if _name_pattern(pattern).search(name_or_path):
             return key
     return None
 
