@@ -2,7 +2,7 @@
 
 INDEX = {
     '12017:b3b16c06': 'diagnosis_data_families',
-    '1277:96a841eb': 'locales_ja_cli',
+    '1309:7a126004': 'locales_ja_cli',
     '17630:08919179': 'locales_ja_rules',
     '1843:e8183d05': 'locales_en_cli',
     '24312:83daaf5b': 'locales_en_rules',
