@@ -159,9 +159,3 @@ class SentComponents:
 
     def is_dispatchable(self) -> bool:
         return False
-
-
-def build_view(
-    *, labels: ButtonLabels, step: int, has_next: bool, lang: str, deletable: bool
-) -> discord.ui.View:
-    return ReplyButtons(labels, step, has_next, lang, deletable).view()

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.views import ButtonAction, ButtonLabels, OomButton, build_view, decode
+from bot.views import ButtonAction, ButtonLabels, OomButton, ReplyButtons, decode
 
 LABELS = ButtonLabels(next_step="Still OOM → next step", language="日本語 / English", delete="Delete")
 
@@ -52,7 +52,7 @@ def _ids(view: object) -> list[str]:
 
 
 async def test_view_of_a_public_reply_with_more_steps() -> None:
-    view = build_view(labels=LABELS, step=1, has_next=True, lang="ja", deletable=True)
+    view = ReplyButtons(LABELS, step=1, has_next=True, lang="ja", deletable=True).view()
     assert view.timeout is None and view.is_persistent()
     assert _ids(view) == ["oom:step:2", "oom:lang:en", "oom:up", "oom:down", "oom:del"]
     assert all(isinstance(item, OomButton) for item in view.children)
@@ -61,11 +61,11 @@ async def test_view_of_a_public_reply_with_more_steps() -> None:
 
 
 async def test_view_of_the_last_step_in_english_without_delete() -> None:
-    view = build_view(labels=LABELS, step=3, has_next=False, lang="en", deletable=False)
+    view = ReplyButtons(LABELS, step=3, has_next=False, lang="en", deletable=False).view()
     assert _ids(view) == ["oom:lang:ja", "oom:up", "oom:down"]
 
 
 async def test_every_built_id_matches_the_dynamic_template() -> None:
-    view = build_view(labels=LABELS, step=7, has_next=True, lang="en", deletable=True)
+    view = ReplyButtons(LABELS, step=7, has_next=True, lang="en", deletable=True).view()
     for item in view.children:
         assert OomButton.__discord_ui_compiled_template__.fullmatch(item.custom_id)  # type: ignore[attr-defined]
