@@ -231,8 +231,9 @@ class _Prose:
             for literal in self.present:
                 if literal in folded:
                     self.lines_with[literal].add(number)
-        # The places of the patterns `may_match` lets through, group by group, found from the present
-        # literals alone (a group that no present literal names has none: most groups, most times).
+        # The places of the patterns that can match (one of their needed literals is present, or they
+        # need none), group by group, found from the present literals alone (a group that no present
+        # literal names has none: most groups, most times).
         places: dict[int, set[int]] = {key: set(at) for key, at in index.always.items()}
         for literal in self.present:
             for key, place in index.groups_of[literal]:
@@ -243,13 +244,9 @@ class _Prose:
         self.places = places
 
     def live(self, patterns: Sequence[re.Pattern[str]]) -> list[re.Pattern[str]]:
-        """The patterns of a group (one of `_index()`'s) that `may_match`, in their order."""
+        """The patterns of a group (one of `_index()`'s) that can match this text, in their order."""
         at = self.places.get(id(patterns))
         return [patterns[place] for place in sorted(at)] if at else []
-
-    def may_match(self, pattern: re.Pattern[str]) -> bool:
-        needs = self.needs[id(pattern)]
-        return needs is None or not self.present.isdisjoint(needs)
 
     def lines_for(self, patterns: Sequence[re.Pattern[str]]) -> list[int]:
         """The indexes of the lines, in order, where one of `patterns` can match: those holding one of
