@@ -123,6 +123,11 @@ class OomBot(commands.Bot):
         self._labels: dict[str, ButtonLabels] = {}
         self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
         bot_commands.register(self)
+        # `parsers` is discord.py's private table of gateway handlers (pinned to 2.7 in pyproject).
+        # Skipping an own message also keeps it out of the message cache and `last_message_id`;
+        # nothing here reads either for the bot's own messages (a reply to one is recognised from
+        # the payload, see `listeners._gather`). tests/e2e/test_bot_own_messages fails if
+        # discord.py stops dispatching through this table.
         parsers = self._connection.parsers
         parsers["MESSAGE_CREATE"] = skip_own_messages(
             parsers["MESSAGE_CREATE"], lambda: self._connection.self_id
