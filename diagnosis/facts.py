@@ -8,7 +8,6 @@ batch 1.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -565,20 +564,6 @@ def read_config_facts(doc: ConfigDoc) -> Facts:
     return facts
 
 
-# The Facts fields that hold a list, dict or set (a build adds to them, so a copy needs its own).
-_CONTAINERS = tuple(f.name for f in dataclasses.fields(Facts) if f.default_factory in (list, dict, set))
-
-
-def _copy(facts: Facts) -> Facts:
-    """A copy whose lists, dicts and sets are its own (a build adds to them)."""
-    copy = Facts.__new__(Facts)
-    state = dict(facts.__dict__)
-    for name in _CONTAINERS:
-        state[name] = state[name].copy()
-    copy.__dict__ = state
-    return copy
-
-
 def _read_config(doc: ConfigDoc, facts: Facts, with_evidence: bool = True) -> None:
     facts.has_config = True
     facts.config_source = doc.piece.source
@@ -771,7 +756,7 @@ def build_facts(
     which rules fire: no rule decides on evidence). `config_read`: what `read_config_facts` gave for
     `choose_config(configs)`, so that one reading serves several builds (it is copied, not changed)."""
     if config_read is not None:
-        facts = _copy(config_read)
+        facts = config_read.copy()
     else:
         facts = Facts()
         doc = choose_config(configs)

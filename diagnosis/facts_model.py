@@ -11,7 +11,7 @@ import dataclasses
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, dataclass_transform
+from typing import Any, ClassVar, Self, dataclass_transform
 
 from diagnosis.families import Family
 from diagnosis.models import ConfigError, Evidence, KeyPath, OomEvent, OtherProcess, Phase, StepPart
@@ -66,6 +66,16 @@ class Record:
         return bool(type(self)._values(self) == type(self)._values(other))
 
     __hash__ = None  # type: ignore[assignment]  # equal records are not the same key (as a dataclass)
+
+    def copy(self) -> Self:
+        """A copy whose factory-made fields (its lists, dicts and sets) are copies too, so that adding
+        to one record's leaves the other's as it was."""
+        clone = object.__new__(type(self))
+        state = dict(self.__dict__)
+        for name, _ in self._factories:
+            state[name] = state[name].copy()
+        clone.__dict__ = state
+        return clone
 
 
 @dataclass(init=False, repr=False, eq=False)

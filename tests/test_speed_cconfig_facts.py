@@ -128,6 +128,20 @@ def test_facts_behave_as_a_generated_dataclass(first: dict[str, Any], second: di
         Facts(not_a_fact=1)
 
 
+@settings(max_examples=100)
+@given(some_fields)
+def test_a_copy_is_equal_and_owns_its_containers(values: dict[str, Any]) -> None:
+    facts = Facts(**values)
+    copy = facts.copy()
+    assert type(copy) is Facts and copy == facts and repr(copy) == repr(facts)
+    for f in dataclasses.fields(Facts):
+        if f.default_factory is not dataclasses.MISSING:
+            assert getattr(copy, f.name) is not getattr(facts, f.name), f.name
+    copy.buckets.append(9)
+    copy.evidence["c"] = 1  # type: ignore[assignment]
+    assert repr(facts) == repr(Facts(**values))
+
+
 @settings(max_examples=200)
 @given(
     st.fixed_dictionaries(
