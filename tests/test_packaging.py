@@ -62,27 +62,25 @@ class Installed:
     workdir: Path  # outside the repository
 
     def run(self, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(self.bin / "oomcheck"), *argv],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            cwd=self.workdir,
-            env=env if env is not None else _clean_env(),
-        )
+        return self._spawn("oomcheck", list(argv), env, timeout=120, check=False)
 
     def python(self, code: str, *argv: str, env: dict[str, str] | None = None) -> str:
         """The standard output of `code` run by the installed interpreter; a failure raises."""
+        return self._spawn("python", ["-c", code, *argv], env, timeout=60, check=True).stdout
+
+    def _spawn(
+        self, program: str, args: list[str], env: dict[str, str] | None, *, timeout: int, check: bool
+    ) -> subprocess.CompletedProcess[str]:
+        """A program of the virtualenv, run outside the repository (with a clean environment by default)."""
         return subprocess.run(
-            [str(self.bin / "python"), "-c", code, *argv],
+            [str(self.bin / program), *args],
             capture_output=True,
             text=True,
-            timeout=60,
-            check=True,
+            timeout=timeout,
+            check=check,
             cwd=self.workdir,
             env=env if env is not None else _clean_env(),
-        ).stdout
+        )
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
