@@ -285,8 +285,8 @@ def _byte_compile_own_packages() -> None:
         compileall.compile_dir(ROOT / package, quiet=1)
 
 
-# What a wheel is not built from (tests/test_packaging.py leaves out the same).
-_NOT_SOURCES = shutil.ignore_patterns(
+# What a wheel is not built from (tests/test_packaging.py builds its wheel from the same copy).
+NOT_SOURCES = shutil.ignore_patterns(
     ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", ".mypy_cache", ".ruff_cache",
     ".pytest_cache", ".hypothesis", "tests", "benchmarks", "deploy", "docs", ".env", "*.sqlite3*",
 )  # fmt: skip
@@ -308,7 +308,7 @@ def _regular_install() -> Iterator[Path]:
         # Built from a copy of the sources: setuptools keeps a build/ folder in the tree it builds, and a
         # module deleted since the last build would still ship from it.
         source = base / "src"
-        shutil.copytree(ROOT, source, ignore=_NOT_SOURCES)
+        shutil.copytree(ROOT, source, ignore=NOT_SOURCES)
         build = [*pip, "wheel", "--no-deps", "-w", str(base / "wheels"), str(source)]
         subprocess.run(build, check=True, timeout=600)
         (wheel,) = (base / "wheels").glob("oomcheck-*.whl")

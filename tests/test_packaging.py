@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.run import NOT_SOURCES
 from tests.conftest import EXAMPLES, ROOT
 from tests.test_deploy import DOCKERFILE, parse_dockerfile
 
@@ -33,26 +34,6 @@ pytestmark = pytest.mark.slow
 
 CONFIG = EXAMPLES / "flux_lora_24gb_gc_off.yaml"
 LOG = EXAMPLES / "flux_lora_24gb_oom.log"
-
-# Only what the wheel is built from; tests, caches and local state stay behind.
-_NOT_SOURCES = shutil.ignore_patterns(
-    ".git",
-    ".venv",
-    "__pycache__",
-    "*.egg-info",
-    "build",
-    "dist",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".pytest_cache",
-    ".hypothesis",
-    "tests",
-    "benchmarks",
-    "deploy",
-    "docs",
-    ".env",
-    "*.sqlite3*",
-)
 
 
 @dataclass(frozen=True)
@@ -130,7 +111,7 @@ def _on_this_machine(args: list[str], *, source: Path, wheels: Path) -> list[str
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     base = tmp_path_factory.mktemp("packaging")
     source = base / "source"
-    shutil.copytree(ROOT, source, ignore=_NOT_SOURCES)
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCES)
     wheels = base / "wheels"
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
