@@ -1,9 +1,10 @@
-"""Shared pieces of the fast-path oracle tests (tests/test_speed_*): data trees for hypothesis, and
-the check that a shortcut reader agrees with the general one."""
+"""Shared pieces of the fast-path oracle tests (tests/test_speed_*): the bundled inputs, data trees for
+hypothesis, and the check that a shortcut reader agrees with the general one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from hypothesis import strategies as st
 
@@ -11,6 +12,22 @@ from diagnosis.config.parse import _Parsed
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 
 Reader = Callable[[str, Limits, bool], "_Parsed | None"]
+
+TESTS = Path(__file__).parent
+
+
+def bundled_inputs(examples: str, hostile: str | None = None) -> list[Path]:
+    """Every corpus case's input, the examples matching the glob `examples` and, with `hostile`, the
+    hostile fixtures matching it."""
+    paths = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob(examples))
+    if hostile is not None:
+        paths += sorted((TESTS / "hostile" / "fixtures").glob(hostile))
+    return paths
+
+
+def input_id(path: Path) -> str:
+    """A bundled input's test id: its folder and name."""
+    return f"{path.parent.name}/{path.name}"
 
 
 def data_scalars(

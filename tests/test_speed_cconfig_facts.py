@@ -26,13 +26,12 @@ from diagnosis.intake import read_case
 from diagnosis.logreader import read_log
 from diagnosis.models import Piece, PieceKind
 from diagnosis.rules import run_rules
+from tests.speed_oracles import bundled_inputs, input_id
 
-TESTS = Path(__file__).parent
-INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*.yaml"))
-INPUTS += sorted((TESTS / "hostile" / "fixtures").glob("*.yaml"))
+INPUTS = bundled_inputs("*.yaml", "*.yaml")
 
 
-@pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", INPUTS, ids=input_id)
 def test_a_shared_reading_builds_the_same_facts(path: Path) -> None:
     intake = read_case([path.read_bytes()])
     configs = [

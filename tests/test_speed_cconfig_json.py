@@ -20,11 +20,9 @@ from diagnosis.intake import read_case
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader import read_log
 from diagnosis.models import PieceKind
-from tests.speed_oracles import data_trees, shortcut_agrees
+from tests.speed_oracles import bundled_inputs, data_trees, input_id, shortcut_agrees
 
-TESTS = Path(__file__).parent
-INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*"))
-INPUTS += sorted((TESTS / "hostile" / "fixtures").glob("*.json"))
+INPUTS = bundled_inputs("*", "*.json")
 
 
 def _general_json(text: str, limits: Limits, mapped: bool) -> _Parsed:
@@ -47,7 +45,7 @@ def _json_texts(path: Path) -> list[str]:
     return texts
 
 
-@pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", INPUTS, ids=input_id)
 def test_bundled_json_reads_the_same(path: Path) -> None:
     for text in _json_texts(path):
         _check(text)

@@ -20,11 +20,10 @@ from diagnosis.config.parse import _general_yaml, _simple_yaml, parse_config
 from diagnosis.intake import read_case
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.models import PieceKind
-from tests.speed_oracles import data_trees, shortcut_agrees
+from tests.speed_oracles import bundled_inputs, data_trees, input_id, shortcut_agrees
 
 TESTS = Path(__file__).parent
-INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*.yaml"))
-INPUTS += sorted((TESTS / "hostile" / "fixtures").glob("*.yaml"))
+INPUTS = bundled_inputs("*.yaml", "*.yaml")
 
 
 def _check(text: str, limits: Limits = DEFAULT_LIMITS) -> bool:
@@ -32,7 +31,7 @@ def _check(text: str, limits: Limits = DEFAULT_LIMITS) -> bool:
     return shortcut_agrees(_simple_yaml, _general_yaml, text, limits)
 
 
-@pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", INPUTS, ids=input_id)
 def test_bundled_configs_read_the_same(path: Path) -> None:
     intake = read_case([path.read_bytes()])
     for piece in intake.pieces:

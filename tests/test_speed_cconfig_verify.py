@@ -22,10 +22,9 @@ from diagnosis import diagnose
 from diagnosis.config.parse import holding, parse_config, same_data, shape_of
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.models import Piece, PieceKind
-from tests.speed_oracles import data_scalars, data_trees
+from tests.speed_oracles import bundled_inputs, data_scalars, data_trees, input_id
 
-TESTS = Path(__file__).parent
-INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*"))
+INPUTS = bundled_inputs("*")
 
 
 def _piece(text: str) -> Piece:
@@ -89,7 +88,7 @@ def test_what_is_not_shown_is_left_to_the_parser() -> None:
     assert holding(_piece(text)._replace(kind=PieceKind.CONFIG_YAML), data) is None
 
 
-@pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", INPUTS, ids=input_id)
 def test_a_diagnosis_is_the_same_without_the_check(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = path.read_bytes()
     fast = [repr(diagnose([data], steps=steps)) for steps in (1, None)]

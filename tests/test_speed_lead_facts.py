@@ -16,13 +16,13 @@ from diagnosis.facts import build_facts
 from diagnosis.intake import read_case
 from diagnosis.models import PieceKind
 from diagnosis.rules import run_rules
+from tests.speed_oracles import bundled_inputs, input_id
 
 TESTS = Path(__file__).parent
-INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted((TESTS.parent / "examples").glob("*.yaml"))
-INPUTS += sorted((TESTS / "hostile" / "fixtures").glob("*.yaml"))
+INPUTS = bundled_inputs("*.yaml", "*.yaml")
 
 
-@pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", INPUTS, ids=input_id)
 def test_rules_fire_the_same_without_evidence(path: Path) -> None:
     intake = read_case([path.read_bytes()])
     kinds = (PieceKind.CONFIG_YAML, PieceKind.CONFIG_JSON)

@@ -16,10 +16,10 @@ from diagnosis import diagnose
 from diagnosis.config.parse import parse_config
 from diagnosis.ladder import _same
 from diagnosis.models import Piece, PieceKind, Report
+from tests.speed_oracles import bundled_inputs
 
 TESTS = Path(__file__).parent
-EXAMPLES = TESTS.parent / "examples"
-INPUTS = sorted(TESTS.glob("corpus/*/*/input.txt")) + sorted(EXAMPLES.glob("*.yaml"))
+INPUTS = bundled_inputs("*.yaml")
 
 
 def _ladder(report: Report) -> list[tuple[int, list[str], list[tuple[object, object]]]]:
