@@ -26,17 +26,22 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def modules_after(*argv: str) -> set[str]:
+def last_line(probe: str, *argv: str, flags: tuple[str, ...] = ()) -> str:
+    """The last line a fresh interpreter prints running `probe` with `argv`; a failure raises."""
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv],
+        [sys.executable, *flags, "-c", probe, *argv],
         capture_output=True,
         text=True,
         check=True,
         timeout=120,
         cwd=ROOT,
     )
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["code"] in (0, 1), done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def modules_after(*argv: str) -> set[str]:
+    result = json.loads(last_line(_PROBE, *argv))
+    assert result["code"] in (0, 1)
     return set(result["modules"])
 
 
@@ -79,15 +84,7 @@ print(gc.get_freeze_count())
 
 
 def frozen_after(mode: str, *argv: str) -> int:
-    done = subprocess.run(
-        [sys.executable, "-c", _FREEZE_PROBE, mode, *argv],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    return int(done.stdout.strip().splitlines()[-1])
+    return int(last_line(_FREEZE_PROBE, mode, *argv))
 
 
 def test_only_the_program_skips_the_exit_collections() -> None:
@@ -124,10 +121,7 @@ print(json.dumps({"during_imports": len(collections), "enabled": gc.isenabled(),
 
 
 def test_the_program_imports_without_collections_and_collects_afterwards() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _LOAD_PROBE], capture_output=True, text=True, check=True, timeout=120, cwd=ROOT
-    )
-    state = json.loads(done.stdout.strip().splitlines()[-1])
+    state = json.loads(last_line(_LOAD_PROBE))
     assert state["engine"]  # the probe did import the engine
     assert state["during_imports"] == 0
     assert state["enabled"]
@@ -159,14 +153,8 @@ def test_checking_a_config_does_not_import_pathlib(fmt: str) -> None:
     # pathlib brings urllib.parse and ipaddress: about 5 ms of a run from a regular install. The
     # development virtualenv's editable-install hook imports it at every start, so the probe runs
     # without `site` and finds the packages by path.
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", _NO_SITE_PROBE, str(ROOT), "check", str(CONFIG), "--format", fmt],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["code"] == 1, done.stderr
+    argv = (str(ROOT), "check", str(CONFIG), "--format", fmt)
+    result = json.loads(last_line(_NO_SITE_PROBE, *argv, flags=("-S",)))
+    assert result["code"] == 1
     assert "diagnosis.engine" in result["modules"]
     assert "pathlib" not in result["modules"]
