@@ -165,7 +165,7 @@ class Wording:
         return Trusted(fill(entry, safe))
 
     def can(self, key: str, params: dict[str, Any] | None = None) -> bool:
-        return can_fill(key, self.lang, dict(params or {}))
+        return can_fill(key, self.lang, params or {})
 
     def _rule_key(self, rule_id: str, field: str, params: dict[str, Any]) -> str:
         """`rules.<id>.when_<flag>.<field>` when a true flag param has its own wording (or
@@ -183,7 +183,7 @@ class Wording:
         return f"rules.{rule_id}.{field}"
 
     def rt(self, rule_id: str, field: str, params: dict[str, Any] | None = None) -> Trusted | None:
-        params = dict(params or {})
+        params = params or {}
         key = self._rule_key(rule_id, field, params)
         return self.t(key, **params) if self.can(key, params) else None
 
@@ -204,11 +204,12 @@ class Wording:
         return self.first(rule_id, ("cause", "cause_plain"), params) or None
 
     def rt_list(self, rule_id: str, field: str, params: dict[str, Any] | None = None) -> list[Trusted]:
-        entry = lookup(self._rule_key(rule_id, field, dict(params or {})), self.lang)
+        params = params or {}
+        entry = lookup(self._rule_key(rule_id, field, params), self.lang)
         if entry is None:
             return []
         items = entry if isinstance(entry, list) else [entry]
-        safe = {k: self.value(v) for k, v in (params or {}).items()}
+        safe = {k: self.value(v) for k, v in params.items()}
         return [Trusted(fill(item, safe)) for item in items]
 
     def variants(self, rule_id: str, params: dict[str, Any]) -> list[Trusted]:
