@@ -15,6 +15,8 @@ from typing import Any
 
 from jinja2 import Environment, nodes
 
+from diagnosis.render.runtime import SELECT_TESTS
+
 # Names Jinja2 provides to every template; the translation does not, so templates must not use them.
 _JINJA_GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
 _COMPARE = {
@@ -274,8 +276,6 @@ def _filter(node: nodes.Filter, scope: str) -> str:
 
 
 def _check_select(node: nodes.Filter) -> None:
-    from diagnosis.render.runtime import SELECT_TESTS
-
     args: list[Any] = list(node.args)
     if not args or not isinstance(args[0], nodes.Const) or not isinstance(args[0].value, str):
         raise Unsupported("selectattr without a constant attribute name")
