@@ -87,6 +87,7 @@ _LINE_TEXTS = [
     'File "/x/run.py", line 90',
     "torch.OutOfMemoryError: x",
     "ValueError: bad",
+    "RuntimeException: bad",
     "Error: x",
     "MemoryError",
     "Killed",
