@@ -295,6 +295,7 @@ def test_several_messages_keep_their_sources_and_indexes() -> None:
         ("学習が始まった瞬間にOOMで止まります", "ja"),
         ("バッチサイズを下げました", "ja"),
         ("it crashes at step 2, any idea?", "en"),
+        ("the 円 sign shows up in my path", "en"),  # one kanji alone does not make it Japanese
         ("4090 24GB", None),
         ("", None),
     ],
