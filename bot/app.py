@@ -33,6 +33,7 @@ from bot.inputs import (
     gather_message,
     input_size,
     inputs_hash,
+    largest_read,
 )
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
@@ -309,7 +310,7 @@ class OomBot(commands.Bot):
 
     def ignored_notes(self, ignored: Sequence[IgnoredFile], lang: str) -> list[str]:
         limit_mib = _mib(self.settings.input_cap_bytes)
-        read_mib = _mib(max(self.settings.attachment_read_bytes, self.settings.input_cap_bytes))
+        read_mib = _mib(largest_read(self.settings.input_cap_bytes, self.settings.attachment_read_bytes))
         notes = []
         for f in ignored:
             if f.reason == "size":

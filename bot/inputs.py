@@ -128,6 +128,11 @@ def tail_text(data: bytes, cap: int) -> str:
     return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
 
 
+def largest_read(cap: int, read_limit: int | None) -> int:
+    """The largest attachment read at all: `read_limit`, never below the input cap (None: the cap)."""
+    return max(cap, read_limit or cap)
+
+
 async def gather_message(
     message: discord.Message,
     *,
@@ -148,7 +153,7 @@ async def gather_message(
     parts = [Gathered(tuple(inputs))]
     if not files:
         return parts[0]
-    limit = max(cap, read_limit or cap)
+    limit = largest_read(cap, read_limit)
     budget, taken = cap, 0
     for attachment in message.attachments:
         readable = is_text_attachment(attachment.filename, attachment.content_type)
@@ -177,7 +182,7 @@ async def read_attachment(
     name, size = attachment.filename, attachment.size
     if not is_text_attachment(name, attachment.content_type):
         return Gathered((), (IgnoredFile(name, "type", size),))
-    if size > max(cap, read_limit or cap):
+    if size > largest_read(cap, read_limit):
         return Gathered((), (IgnoredFile(name, "size", size),))
     data = await attachment.read()
     if len(data) <= cap:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bot.inputs import gather_message, read_attachment, tail_text
-from tests.bot_fakes import FakeAttachment, FakeMessage
+from bot.inputs import IgnoredFile, gather_message, read_attachment, tail_text
+from tests.bot_fakes import FakeAttachment, FakeMessage, make_bot
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
 
@@ -71,3 +73,22 @@ def test_sizes_read_as_mib() -> None:
     from bot.app import _mib
 
     assert _mib(8 * 1024 * 1024) == "8" and _mib(int(12.5 * 1024 * 1024)) == "12.5"
+
+
+@pytest.mark.parametrize(("read_bytes", "read_mib"), [(4 << 20, "4"), (1 << 19, "2")])
+async def test_the_notes_name_the_limits_the_reader_applies(
+    tmp_path: Path, read_bytes: int, read_mib: str
+) -> None:
+    # A read limit set below the input cap counts as the cap, in the reader and in the note alike.
+    bot = await make_bot(tmp_path, input_cap_bytes=2 << 20, attachment_read_bytes=read_bytes)
+    try:
+        huge = FakeAttachment("huge.log", b"x" * (6 << 20))
+        limits = (bot.settings.input_cap_bytes, bot.settings.attachment_read_bytes)
+        gathered = await read_attachment(huge, cap=limits[0], read_limit=limits[1])  # type: ignore[arg-type]
+        tail = IgnoredFile("long.log", "tail", 3 << 20)
+        assert bot.ignored_notes([*gathered.ignored, tail], "en") == [
+            f"en:bot.attachment_ignored_size(limit_mib={read_mib},name=huge.log)",
+            "en:bot.attachment_tail(limit_mib=2,name=long.log,size_mib=3)",
+        ]
+    finally:
+        await bot.close()
