@@ -8,6 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from diagnosis import intake
+from diagnosis.logreader import detect
 from diagnosis.logreader.detect import is_log_text
 
 # Lines that str.strip() leaves empty: intake's blank lines.
@@ -93,3 +94,14 @@ def test_regions_are_those_of_the_plain_path(lines: list[str]) -> None:
         patch.setattr(intake, "WHOLE_CHARS", -1)  # no text is short enough: every paragraph is asked
         plain = intake._logs_and_prose(list(lines), 3)
     assert fast == plain
+
+
+def test_a_text_judged_by_its_head_and_tail_has_its_paragraph_asked_again() -> None:
+    # Past WHOLE_CHARS only the text's head and tail are read, and the tail window of the paragraph
+    # (the text without its blank lines at the end) starts a few characters earlier: here the text's
+    # window starts at a frame line's first character, the paragraph's in the middle of a line.
+    frame = 'File "a.py", line 1'
+    body = "a" * detect.WHOLE_CHARS + frame + "b" * (detect._TAIL_CHARS - len(frame) - 3)
+    lines = (body + "\n\n\n").split("\n")
+    assert is_log_text("\n".join(lines)) and not is_log_text(body)
+    assert [region.kind for region in intake._logs_and_prose(lines, 0)] == ["prose"]
