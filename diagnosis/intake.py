@@ -399,7 +399,7 @@ def _yaml_end(lines: list[str], start: int, budget: int) -> int:
         used += len(line) + 1
         # Most lines of a config are nested deeper: they go on the region before anything else is
         # looked at (blank and comment lines go on it as well, whatever their indentation).
-        indent = len(line) - len(line.lstrip(" \t"))
+        indent = _indent(line)
         if indent > base:
             i += 1
             continue
