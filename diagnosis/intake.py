@@ -789,8 +789,6 @@ def _split_regions(text: str, budget: int, configless: bool = False) -> list[_Re
 def language_hint(prose: str) -> str | None:
     """'ja' when the user's words contain kana or kanji, 'en' for Latin words, None otherwise."""
     sample = prose[:_HINT_CHARS]
-    if not sample:
-        return None
     # Two matches decide: the search stops at the second.
     if not sample.isascii() and next(islice(_CJK.finditer(sample), 1, None), None) is not None:
         return "ja"
