@@ -8,6 +8,7 @@ import pytest
 
 from diagnosis.limits import Limits
 from diagnosis.logreader import read_log
+from diagnosis.logreader.lines import log_text
 from diagnosis.models import LogFacts, OomKind, Phase, Piece, PieceKind, StepPart
 
 GIB = 1024**3
@@ -164,6 +165,12 @@ def test_timestamped_lines() -> None:
 def test_nul_and_bom_do_not_break_reading() -> None:
     facts = read("\ufeffLoading transformer", "G\x00P\x00U\x00", f"RuntimeError: {OOM}")
     assert facts.fatal is not None and facts.phase is Phase.MODEL_LOAD
+
+
+def test_nul_characters_leave_a_text_wider_than_ascii_as_well() -> None:
+    # log_text finds NULs in such a text by counting (a different test from the ASCII one).
+    assert log_text("学\x00習\x00 Killed") == "学習 Killed"
+    assert log_text("G\x00P\x00U") == "GPU"
 
 
 # ------------------------------------------------------------------------------------------------
