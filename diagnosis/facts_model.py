@@ -7,81 +7,13 @@ and marked in `defaulted`, so a rule can tell "missing means on" from "explicitl
 
 from __future__ import annotations
 
-import dataclasses
-import operator
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self, dataclass_transform
-
 from diagnosis.families import Family
 from diagnosis.models import ConfigError, Evidence, KeyPath, OomEvent, OtherProcess, Phase, StepPart
+from diagnosis.record import Record, field
 
 
-# For type checkers: a Record subclass's constructor takes its fields as keywords, checked like a
-# dataclass's (Record.__init__ itself takes **values).
-@dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field, field))
-class Record:
-    """__init__, __repr__ and __eq__ for a dataclass with many fields, declared with `init=False,
-    repr=False, eq=False` and sealed once (`Record.seal`): they do what the generated ones do
-    (keyword arguments over the defaults, a fresh list, dict or set from each factory, the fields in
-    order in the repr, equality field by field), without generating and compiling code for every field
-    at import (~3.5 ms for Facts)."""
-
-    _defaults: ClassVar[dict[str, Any]]
-    _factories: ClassVar[tuple[tuple[str, Callable[[], Any]], ...]]
-    _values: ClassVar[Callable[[Any], Any]]
-
-    @staticmethod
-    def seal(cls: type[Record]) -> None:
-        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-        # A field with a factory holds None here and gets its own value from the factory.
-        cls._defaults = {f.name: None if f.default is dataclasses.MISSING else f.default for f in fields}
-        cls._factories = tuple(
-            (f.name, f.default_factory) for f in fields if f.default_factory is not dataclasses.MISSING
-        )
-        cls._values = operator.attrgetter(*cls._defaults)
-
-    def __init__(self, **values: Any) -> None:
-        state = self.__dict__
-        state.update(self._defaults)
-        for name, factory in self._factories:
-            state[name] = factory()
-        if values:
-            unknown = values.keys() - self._defaults.keys()
-            if unknown:
-                raise TypeError(
-                    f"{type(self).__name__}.__init__() got an unexpected keyword argument {min(unknown)!r}"
-                )
-            state.update(values)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(
-            f"{name}={value!r}" for name, value in zip(self._defaults, type(self)._values(self), strict=True)
-        )
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return bool(type(self)._values(self) == type(self)._values(other))
-
-    __hash__ = None  # type: ignore[assignment]  # equal records are not the same key (as a dataclass)
-
-    def copy(self) -> Self:
-        """A copy whose factory-made fields (its lists, dicts and sets) are copies too, so that adding
-        to one record's leaves the other's as it was."""
-        clone = object.__new__(type(self))
-        state = dict(self.__dict__)
-        for name, _ in self._factories:
-            state[name] = state[name].copy()
-        clone.__dict__ = state
-        return clone
-
-
-@dataclass(init=False, repr=False, eq=False)
 class DatasetFacts(Record):
-    """One entry of `datasets:`; `index` is its position in the list (paths are built from it). Its
-    __init__, __repr__ and __eq__ come from `Record`."""
+    """One entry of `datasets:`; `index` is its position in the list (paths are built from it)."""
 
     index: int
     resolutions: list[int] = field(default_factory=list)
@@ -91,15 +23,10 @@ class DatasetFacts(Record):
     control_images: int = 0
 
 
-Record.seal(DatasetFacts)
-
-
-@dataclass(init=False, repr=False, eq=False)
 class Facts(Record):
     """Every fact the rules read about one case (see the module docstring).
 
-    A dataclass (its fields are the list of facts) whose __init__, __repr__ and __eq__ come from
-    `Record` (tests/test_speed_cconfig_facts.py holds them against generated ones).
+    A record: its fields are the list of facts.
     """
 
     # --- what we have
@@ -209,6 +136,3 @@ class Facts(Record):
     secret_kinds: list[str] = field(default_factory=list)
     secret_count: int = 0
     issues: list[str] = field(default_factory=list)  # config values of the wrong type, read as defaults
-
-
-Record.seal(Facts)

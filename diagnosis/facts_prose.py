@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 from diagnosis.datafile import data_file
-from diagnosis.facts_model import Record
 from diagnosis.models import Phase
+from diagnosis.record import Record, field
 
 # A user's own words are a few lines; past these caps a "prose" is pasted material, and scanning all
 # of it would only cost time.
@@ -172,10 +171,8 @@ def _index() -> _Index:
     return _Index(needs, literals, ascii_literals, {k: tuple(v) for k, v in groups_of.items()}, always)
 
 
-@dataclass(init=False, repr=False, eq=False)
 class ProseHints(Record):
-    """What the user's words say (a dataclass whose __init__, __repr__ and __eq__ come from `Record`:
-    they cost start-up to generate)."""
+    """What the user's words say."""
 
     regression: str | None = None  # the line that says so, as a quote
     other_programs: str | None = None
@@ -191,9 +188,6 @@ class ProseHints(Record):
     vram_quote: str | None = None
     buckets: list[int] = field(default_factory=list)
     buckets_quote: str | None = None
-
-
-Record.seal(ProseHints)
 
 
 def _lines(text: str) -> list[str]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -29,6 +28,7 @@ from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logs import get_logger
 from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity, with_text
+from diagnosis.record import replace
 
 _log = get_logger(__name__)
 

@@ -6,16 +6,18 @@ only these types, so each stage can be built and tested on its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from diagnosis.record import Record, field
 
 if TYPE_CHECKING:  # facts_model imports this module: the name is for type checkers only
     from diagnosis.facts_model import Facts
 
-# Immutable values are named tuples rather than frozen dataclasses: every `oomcheck check` creates
-# these classes at import, and a frozen dataclass took about 0.6 ms to create against 0.08 ms for a
-# named tuple (issue #8, start-up). Code that needs a changed copy uses `_replace`.
+# Immutable values are named tuples and the others records (`diagnosis.record`), not dataclasses:
+# every `oomcheck check` creates these classes at import, and a frozen dataclass took about 0.6 ms to
+# create against 0.08 ms for a named tuple (issue #8, start-up). Code that needs a changed copy of a
+# named tuple uses `_replace`.
 
 # A path into a parsed config: mapping keys and list indexes, e.g. ("config", "process", 0, "train").
 KeyPath = tuple[str | int, ...]
@@ -70,8 +72,7 @@ class SecretHit(NamedTuple):
     line: int  # 1-based within that input
 
 
-@dataclass
-class Intake:
+class Intake(Record):
     """What intake found in the user's inputs: the pieces, the prose, hints and limits hit."""
 
     pieces: list[Piece]
@@ -127,8 +128,7 @@ class ConfigShape(StrEnum):
     FRAGMENT = "fragment"  # a bare section such as `train:` alone
 
 
-@dataclass
-class ConfigDoc:
+class ConfigDoc(Record):
     """One parsed config with its source map; `data` is None when it did not parse."""
 
     piece: Piece
@@ -211,8 +211,7 @@ class OtherProcess(NamedTuple):
     bytes: int
 
 
-@dataclass
-class OomEvent:
+class OomEvent(Record):
     """One out-of-memory error in a log, with the numbers its message gives."""
 
     kind: OomKind
@@ -237,8 +236,7 @@ class NonOomError(NamedTuple):
     where: LogLine
 
 
-@dataclass
-class LogFacts:
+class LogFacts(Record):
     """Everything the log reader found in one log piece."""
 
     piece: Piece
@@ -295,8 +293,7 @@ class ConfigEdit(NamedTuple):
     value: Any  # bool, int, float, str or a list of those
 
 
-@dataclass
-class Finding:
+class Finding(Record):
     """One rule's conclusion about the case, with its evidence and the config edits that fix it."""
 
     rule_id: str
@@ -316,8 +313,7 @@ class TextEdit(NamedTuple):
     new: str
 
 
-@dataclass
-class LadderStep:
+class LadderStep(Record):
     """One step of the fix ladder: the edits to make together, and the config after them."""
 
     number: int  # 1-based
@@ -328,16 +324,14 @@ class LadderStep:
     verified: bool = False  # re-parsed and re-checked: the fixed findings are gone, nothing new
 
 
-@dataclass
-class Note:
+class Note(Record):
     """Something the reply must say that is not a finding: an input cut at the cap, an assumption."""
 
     id: str
     params: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class Report:
+class Report(Record):
     """The engine's answer for one case: findings, the fix ladder, facts, notes."""
 
     findings: list[Finding]

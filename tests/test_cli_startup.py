@@ -158,3 +158,16 @@ def test_checking_a_config_does_not_import_pathlib(fmt: str) -> None:
     assert result["code"] == 1
     assert "diagnosis.engine" in result["modules"]
     assert "pathlib" not in result["modules"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("path", [CONFIG, LOG], ids=["config", "log"])
+def test_checking_imports_neither_dataclasses_nor_inspect(path: object, fmt: str) -> None:
+    # Importing dataclasses (it brings inspect, ast, dis and tokenize) and generating each class's
+    # methods took about 13 ms of every run: the engine's records come from diagnosis/record.py, and
+    # the rules are found without pkgutil.iter_modules, which imports inspect too.
+    argv = (str(ROOT), "check", str(path), "--format", fmt)
+    result = json.loads(last_line(_NO_SITE_PROBE, *argv, flags=("-S",)))
+    assert result["code"] == 1
+    assert "diagnosis.engine" in result["modules"]
+    assert {"dataclasses", "inspect"}.isdisjoint(result["modules"])

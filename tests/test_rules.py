@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
 
+from diagnosis import record
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import family_for
 from diagnosis.models import (
@@ -73,9 +73,21 @@ def check(rule_id: str, f: Facts) -> Any:
     return spec.check(f)
 
 
+def test_the_rule_modules_are_the_ones_pkgutil_lists() -> None:
+    # The registry lists the package folder itself (pkgutil would import inspect at every start-up).
+    import pkgutil
+
+    import diagnosis.rules as package
+    from diagnosis.rules import module_names
+
+    listed = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    assert module_names(package) == listed
+    assert {"base", "gc", "preview"} <= set(listed)
+
+
 def test_catalogue_has_every_rule_once() -> None:
     assert len(set(RULE_IDS)) == len(RULE_IDS) == 25
-    fields = {field.name for field in dataclasses.fields(Facts)}
+    fields = {field.name for field in record.fields(Facts)}
     for spec in catalogue():
         # `reads` is published in the catalogue: every name must be a field the rule can read.
         assert spec.reads and set(spec.reads) <= fields, (spec.id, set(spec.reads) - fields)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from diagnosis import record
 from diagnosis.config.parse import get_path, parse_config
 from diagnosis.facts import _Config, build_facts, choose_config, read_config_facts
 from diagnosis.facts_model import DatasetFacts, Facts
@@ -25,6 +25,7 @@ from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.intake import read_case
 from diagnosis.logreader import read_log
 from diagnosis.models import Piece, PieceKind
+from diagnosis.record import Record, replace
 from diagnosis.rules import run_rules
 from tests.speed_oracles import bundled_inputs, input_id
 
@@ -84,13 +85,13 @@ def test_a_config_value_is_what_get_path_finds(process: dict[str, Any], path: li
     assert found is expected or found == expected
 
 
-def _reference_class(cls: type) -> type:
+def _reference_class(cls: type[Record]) -> type:
     """`cls` as a plain dataclass would make it: the generated __init__, __repr__ and __eq__."""
     specs = []
-    for f in dataclasses.fields(cls):
+    for f in record.fields(cls):
         made = (
             dataclasses.field(default_factory=f.default_factory)
-            if f.default_factory is not dataclasses.MISSING
+            if f.default_factory is not None
             else dataclasses.field(default=f.default)
         )
         specs.append((f.name, Any, made))
@@ -119,7 +120,7 @@ def test_facts_behave_as_a_generated_dataclass(first: dict[str, Any], second: di
     assert repr(a) == repr(ra)
     assert (a == b) == (ra == rb)
     assert (a == Facts(**first)) == (ra == REFERENCE(**first))
-    assert dataclasses.replace(a, **second) == Facts(**{**first, **second})
+    assert record.replace(a, **second) == Facts(**{**first, **second})
     for name in ("buckets", "evidence", "defaulted", "issues", "paths"):
         assert getattr(Facts(), name) is not getattr(Facts(), name)  # a fresh one each time
     assert Facts.__hash__ is None and (a == "Facts") is False
@@ -133,8 +134,8 @@ def test_a_copy_is_equal_and_owns_its_containers(values: dict[str, Any]) -> None
     facts = Facts(**values)
     copy = facts.copy()
     assert type(copy) is Facts and copy == facts and repr(copy) == repr(facts)
-    for f in dataclasses.fields(Facts):
-        if f.default_factory is not dataclasses.MISSING:
+    for f in record.fields(Facts):
+        if f.default_factory is not None:
             assert getattr(copy, f.name) is not getattr(facts, f.name), f.name
     copy.buckets.append(9)
     copy.evidence["c"] = 1  # type: ignore[assignment]

@@ -6,7 +6,6 @@ evidence lines, and the facts differ only in evidence.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from diagnosis.config.parse import parse_config
 from diagnosis.facts import build_facts
 from diagnosis.intake import read_case
 from diagnosis.models import PieceKind
+from diagnosis.record import replace
 from diagnosis.rules import run_rules
 from tests.speed_oracles import bundled_inputs, input_id
 

@@ -36,15 +36,13 @@ def test_a_lazy_logger_logs_through_logging(caplog: pytest.LogCaptureFixture) ->
 def test_a_failing_rule_is_still_logged(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dataclasses
-
     import diagnosis.rules as rules
     from diagnosis import diagnose
 
     def broken(facts: object) -> None:
         raise RuntimeError("rule bug")
 
-    specs = tuple(dataclasses.replace(s, check=broken) if s.id == "gc_off" else s for s in rules._SPECS)
+    specs = tuple(s._replace(check=broken) if s.id == "gc_off" else s for s in rules._SPECS)
     monkeypatch.setattr(rules, "_SPECS", specs)
     with caplog.at_level(logging.ERROR, logger="diagnosis.rules"):
         report = diagnose([CONFIG.read_text(encoding="utf-8")])

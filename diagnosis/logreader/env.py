@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 
 from diagnosis.logreader.gpus import vram_of_gpu_name
 
@@ -68,23 +67,29 @@ def search_from_word(
     return pattern.search(line) if at >= 0 else None
 
 
-@dataclass
 class GpuSeen:
-    index: int | None
-    name: str
-    gb: float
-    total_bytes: int | None = None
+    __slots__ = ("gb", "index", "name", "total_bytes")
+
+    def __init__(self, index: int | None, name: str, gb: float, total_bytes: int | None = None) -> None:
+        self.index = index
+        self.name = name
+        self.gb = gb
+        self.total_bytes = total_bytes
 
 
-@dataclass
 class Environment:
-    """Collects clues line by line; the reader asks for the verdicts at the end."""
+    """Collects clues line by line; the reader asks for the verdicts at the end.
 
-    os_votes: Counter[str] = field(default_factory=Counter)
-    torch_version: str | None = None
-    trainer_version: str | None = None
-    gpus: list[GpuSeen] = field(default_factory=list)
-    _smi_row: GpuSeen | None = None
+    This class and GpuSeen are plain classes, not dataclasses: see diagnosis/record.py."""
+
+    __slots__ = ("_smi_row", "gpus", "os_votes", "torch_version", "trainer_version")
+
+    def __init__(self) -> None:
+        self.os_votes: Counter[str] = Counter()
+        self.torch_version: str | None = None
+        self.trainer_version: str | None = None
+        self.gpus: list[GpuSeen] = []
+        self._smi_row: GpuSeen | None = None
 
     def feed(self, line: str) -> None:
         # Plain substring tests: far cheaper per line than one regex alternation over all clues.

@@ -8,11 +8,11 @@ run only on lines that can hold an OOM.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from diagnosis.logreader.lines import ERROR_RUNNING_JOB
 from diagnosis.logreader.units import SIZE, SIZE_MAX_CHARS, SIZE_UNITS, to_bytes
 from diagnosis.models import OomEvent, OomKind, OtherProcess
+from diagnosis.record import Record, field
 
 _S = SIZE  # two groups: number, unit
 
@@ -70,8 +70,7 @@ CAUGHT_BANNER = "OOM during training step, skipping batch"
 ABORT_AFTER_CAUGHT = "OOM during training step 3 times in a row"
 
 
-@dataclass
-class ParsedOom:
+class ParsedOom(Record):
     kind: OomKind
     tried_bytes: int | None = None
     total_bytes: int | None = None

@@ -8,7 +8,6 @@ end from that record, anchored at the fatal error.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
 
 from diagnosis.limits import Limits
 from diagnosis.logreader import errors, oom
@@ -18,6 +17,7 @@ from diagnosis.logreader.lines import ERROR_RUNNING_JOB, is_plain, log_text, seg
 from diagnosis.logreader.phase import Frame, Mark, marker_of, parse_frame, phase_of_frames
 from diagnosis.logreader.progress import Bar, bar_counts, bar_description, classify_bar
 from diagnosis.models import LogFacts, LogLine, NonOomError, OomEvent, OomKind, Phase, Piece
+from diagnosis.record import fields
 
 # Evidence lines are quoted back to the user; a few hundred characters identify any line.
 _QUOTE_CHARS = 1000
@@ -50,33 +50,40 @@ _MARK_PHASES: dict[Mark, Phase] = {
 _NUMBERS = ("tried_bytes", "total_bytes", "free_bytes", "process_bytes", "allocated_bytes", "device_index")
 
 
-@dataclass
+# The reader's own frames are plain classes with __slots__, not dataclasses (see diagnosis/record.py).
 class _Marker:
-    seq: int
-    mark: Mark
-    line: int
-    text: str
-    after_training: bool  # a training bar had been drawn before this marker
+    __slots__ = ("after_training", "line", "mark", "seq", "text")
+
+    def __init__(self, seq: int, mark: Mark, line: int, text: str, after_training: bool) -> None:
+        self.seq = seq
+        self.mark = mark
+        self.line = line
+        self.text = text
+        self.after_training = after_training  # a training bar had been drawn before this marker
 
     @property
     def where(self) -> LogLine:
         return _quote(self.line, self.text)
 
 
-@dataclass
 class _Traceback:
-    start_seq: int
-    end_seq: int
-    frames: list[Frame] = field(default_factory=list)
-    final: str | None = None  # the exception line; None when the traceback was cut before it
+    __slots__ = ("end_seq", "final", "frames", "start_seq")
+
+    def __init__(self, start_seq: int, end_seq: int, frames: list[Frame] | None = None) -> None:
+        self.start_seq = start_seq
+        self.end_seq = end_seq
+        self.frames: list[Frame] = [] if frames is None else frames
+        self.final: str | None = None  # the exception line; None when the traceback was cut before it
 
 
-@dataclass
 class _PendingError:
-    seq: int
-    headline: str
-    where: LogLine
-    block: list[str]
+    __slots__ = ("block", "headline", "seq", "where")
+
+    def __init__(self, seq: int, headline: str, where: LogLine, block: list[str]) -> None:
+        self.seq = seq
+        self.headline = headline
+        self.where = where
+        self.block = block
 
 
 def _quote(line: int, text: str) -> LogLine:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import Family, table
@@ -17,8 +16,10 @@ SAMPLING_PHASES = frozenset({Phase.FIRST_SAMPLE, Phase.SAMPLING})
 CACHING_PHASES = frozenset({Phase.LATENT_CACHING, Phase.TEXT_EMBEDDING_CACHING})
 
 
-@dataclass(frozen=True)
-class RuleSpec:
+class RuleSpec(NamedTuple):
+    """A rule: its data and its check (a named tuple, like the engine's other immutable values; see
+    diagnosis/models.py)."""
+
     id: str
     # Place in the catalogue and the order rules run (RULE_IDS): unique, gaps left for new rules.
     order: int
@@ -26,7 +27,7 @@ class RuleSpec:
     applicability: Applicability
     reads: tuple[str, ...]  # the Facts fields the rule reads
     rank: int  # base place on the fix ladder (lower first), before the phase reorders it
-    check: Callable[[Facts], Finding | None] = field(compare=False, repr=False)
+    check: Callable[[Facts], Finding | None]
     # Suppressed when the input shows an error that is not an out-of-memory.
     oom_checklist: bool = True
 
