@@ -354,6 +354,24 @@ def _startup_figures(label: str, script: Path | list[str], python: str, reps: in
     return figures
 
 
+# What `oomcheck check` imports before any code of its own: the console script pip writes imports
+# `re`; then PyYAML (the config's parser), argparse and typing.
+_FLOOR_IMPORTS = "import re, yaml, argparse, typing"
+
+
+def _startup_floor(python: str, reps: int) -> str:
+    """The start-up no trimming of our own code can go below, as a ratio to `python -c pass`."""
+    floor, bare = paired_samples(
+        lambda: _run_quiet([python, "-c", _FLOOR_IMPORTS]), lambda: _run_quiet([python, "-c", "pass"]), reps
+    )
+    ratio = statistics.median(floor) / statistics.median(bare)
+    return (
+        f"    start-up floor, regular install: `python -c '{_FLOOR_IMPORTS}'` (what `oomcheck check` "
+        f"imports before any code of its own) is {ratio:.1f}× `python -c pass` "
+        f"({_ms(statistics.median(floor))} vs {_ms(statistics.median(bare))})"
+    )
+
+
 def bench_startup(reps: int) -> list[Figure]:
     """Start-up: medians of interleaved runs, as every figure here; the fastest runs are printed too,
     since on a shared machine the wait for a core weighs more on the 20 ms baseline than on the CLI.
@@ -367,6 +385,7 @@ def bench_startup(reps: int) -> list[Figure]:
             figures += _startup_figures(
                 "regular install", bin_dir / "oomcheck", str(bin_dir / "python"), reps
             )
+            print(_startup_floor(str(bin_dir / "python"), reps))
     except (subprocess.SubprocessError, OSError, ValueError) as exc:
         figures.append(Figure("CLI start-up, regular install", f"could not install: {exc}", "≤ 4×", None))
     costs = import_costs([sys.executable, "-m", "oomcheck", "check", str(SMALL_CONFIG)])
