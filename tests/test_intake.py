@@ -472,3 +472,32 @@ def test_a_config_followed_by_a_sentence_is_not_kept_whole() -> None:
     assert [p.kind for p in intake.pieces] == [PieceKind.CONFIG_YAML]
     assert "any idea" not in intake.pieces[0].text
     assert "any idea" in intake.prose
+
+
+def _bar_log(lines: int) -> str:
+    bar = "my_lora:  {:2d}%|██        | {}/900 [00:01<00:09,  1.70s/it]"
+    return "\n".join(bar.format(i % 100, i) for i in range(lines))
+
+
+@pytest.mark.parametrize("chained", [False, True], ids=["one input", "a fence across two inputs"])
+def test_a_config_after_an_inline_fence_in_a_long_log_is_found(chained: bool) -> None:
+    # A long log has few line shapes, and intake reads them to skip the search for a config start. The
+    # line '```x``` {...}' does not start like a config, but the bare block after its fence does: the
+    # shapes speak for the unsplit text only (in one input), and for no chain of inputs (a fence
+    # across two): tests/test_intake_long_log.py holds the first case against the plain path too.
+    log = _bar_log(20_000)
+    config_line = '```x``` {"train": {"batch_size": 4}}'
+    if chained:
+        inputs = [
+            log + "\n```\nTraceback (most recent call last):",
+            "torch.OutOfMemoryError: CUDA out of memory.\n```\n"
+            + log[:3000]
+            + f"\n{config_line}\n"
+            + log[:3000],
+        ]
+    else:
+        inputs = [log + f"\n{config_line}\n" + log[:3000]]
+    configs = [p for p in read_case(inputs).pieces if p.kind == PieceKind.CONFIG_JSON]
+    assert [(p.source, p.text.strip()) for p in configs] == [
+        (f"message {len(inputs)}", '{"train": {"batch_size": 4}}')
+    ]

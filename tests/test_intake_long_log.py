@@ -37,6 +37,9 @@ _INSERTS = [
     "",
     "   ",
     "\u3000",
+    # A config after an inline fence: its line does not start like a config, so the text's line shapes
+    # say "no config can start here", yet the bare block after the fence does start one.
+    '```x``` {"train": {"batch_size": 4}}',
 ]
 
 
@@ -84,6 +87,7 @@ def _same(text: str, budget: int) -> None:
 )
 @example(_MAX_PARAGRAPH_LINES, [(5, "```")], "", 100, _BAR)
 @example(_MAX_PARAGRAPH_LINES, [(5, _INSERTS[6])], "", 100, _BAR)
+@example(_MAX_PARAGRAPH_LINES, [(3000, _INSERTS[-1])], "", 100, _BAR)
 @example(_MAX_PARAGRAPH_LINES - 3, [(5, "")], "\nI ran it again and it crashed", 100, _BAR)
 @example(_MAX_PARAGRAPH_LINES - 1, [(5, "")], "", 100, _BAR)  # 20 000 lines: one short of the limit
 @example(_MAX_PARAGRAPH_LINES, [(5, "")], "", 100, _BAR)
