@@ -138,11 +138,21 @@ def test_class_variables_and_inherited_fields() -> None:
         c: str = "x"
 
     assert [f.name for f in record.fields(Child)] == ["a", "b", "c"]
+    assert Base(1).b == []
     assert (
         repr(Child(1, c="y")) == "test_class_variables_and_inherited_fields.<locals>.Child(a=1, b=[], c='y')"
     )
     assert Child.kind == "base" and Child(1) != Base(1)
-    with pytest.raises(TypeError, match="missing 1 required argument"):
+    with pytest.raises(TypeError, match="missing 1 required"):
         Child()
     with pytest.raises(TypeError, match="multiple values"):
         Child(1, a=2)
+
+
+def test_a_required_field_after_a_default_is_refused_at_once() -> None:
+    # As a dataclass: no __init__ could take it by position.
+    with pytest.raises(TypeError, match="'b' follows a field with a default"):
+
+        class Bad(Record):
+            a: int = 0
+            b: int
