@@ -447,8 +447,9 @@ def test_input_incomplete_asks_for_exactly_what_is_missing() -> None:
 
 
 def test_input_incomplete_when_the_job_lacks_its_model_section() -> None:
+    # The config was pasted but stops before `model:`: ask for the rest, not for "the config" again.
     f = facts(arch=None, vram_source="gpu_name")
-    assert check("input_incomplete", f).params == {"missing": ["config"]}
+    assert check("input_incomplete", f).params == {"missing": ["config_rest"]}
 
 
 def test_input_complete() -> None:

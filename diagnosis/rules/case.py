@@ -26,7 +26,8 @@ def check_input_incomplete(f: Facts) -> Finding | None:
         missing.append("config")
     elif f.config_parsed and f.config_shape != "fragment" and f.family is None:
         # A job without its model section is a paste cut short: the model decides every threshold.
-        missing.append("config")
+        # Asked as "the rest of the config", so the user does not read it as "you sent no config".
+        missing.append("config_rest")
     if not f.has_log and (not f.has_config or f.says_oom):
         missing.append("log")
     elif f.has_log and f.log_cut and f.fatal is None and f.host_oom is None:
