@@ -205,3 +205,16 @@ def test_the_ladder_holds_only_steps_to_act_on() -> None:
     report = diagnose([next(CORPUS.glob("cases/010*/input.txt")).read_text(encoding="utf-8")])
     assert [s.rule_ids for s in report.ladder] == [["preview_heavy"]]
     assert "input_incomplete" in {f.rule_id for f in report.findings}
+
+
+def test_a_card_too_small_for_the_model_comes_before_every_config_change() -> None:
+    # Below the family's minimum with every low-memory path on, steps that change the config cannot
+    # make it fit: the user should not try six of them first.
+    found = [
+        finding("gc_off", rank=10),
+        finding("batch_too_large", rank=20),
+        finding("no_low_vram", rank=40),
+        finding("gpu_too_small_for_model", Severity.WARNING, 80),
+    ]
+    for phase in (Phase.TRAINING_STEP, Phase.MODEL_LOAD, Phase.UNKNOWN):
+        assert order(found, phase)[0] == "gpu_too_small_for_model"
