@@ -376,7 +376,7 @@ def _context(report: Report) -> dict[str, Any]:
     return ctx
 
 
-_ASKABLE = ("config", "log", "error_lines", "gpu")
+_ASKABLE = ("config", "config_rest", "log", "error_lines", "gpu")
 
 
 def _question(report: Report, by_id: dict[str, Finding]) -> list[str]:

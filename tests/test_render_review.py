@@ -1,0 +1,46 @@
+"""Replies after the user-eyes review: each test pins one finding of /work/asks/q-user.md or q-advice.md
+(U = q-user, A = q-advice) and fails on the reply as it was before the fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from diagnosis import diagnose
+from diagnosis.facts_model import Facts
+from diagnosis.models import Report
+from diagnosis.render import DiscordReply, message, render_cli, render_discord
+from tests.golden.cases import ADV, INFO, finding
+
+LANGS = ("en", "ja")
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def everything(reply: DiscordReply) -> str:
+    parts = [reply.content] + [str(e.get(k, "")) for e in reply.embeds for k in ("title", "description")]
+    return "\n".join(parts)
+
+
+def corpus_input(case: str) -> str:
+    (folder,) = [p for p in CORPUS.glob(f"*/{case}-*") if p.is_dir()]
+    return (folder / "input.txt").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------- U1: a config cut short
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_config_cut_short_is_asked_for_its_rest_not_for_the_config(lang: str) -> None:
+    f = finding("input_incomplete", INFO, ADV, missing=["config_rest", "error_lines"])
+    text = everything(render_discord(Report([f], [], Facts(has_config=True), lang, False)))
+    assert message("reply.ask.config_rest", lang) in text
+    assert message("reply.ask.config", lang) not in text
+    assert message("reply.ask.error_lines", lang) in text
+
+
+def test_the_cut_paste_of_case_032_is_answered_with_the_rest_of_the_config() -> None:
+    report = diagnose([corpus_input("032")], sources=["input.txt"], locale="en")
+    text = render_cli(report, fmt="markdown", lang="en")
+    assert message("reply.ask.config_rest", "en") in text
+    assert message("reply.ask.config", "en") not in text
