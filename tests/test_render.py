@@ -124,14 +124,14 @@ def test_not_oom_says_so_without_an_oom_checklist() -> None:
         "**This is not an out-of-memory error: Hugging Face refused the download."
     )
     joined = everything(reply)
-    assert "✅" not in joined and "gradient" not in joined.lower()
+    assert message("reply.section.fix", "en") not in joined and "gradient" not in joined.lower()
     assert "```\nGatedRepoError" in joined
 
 
 def test_thin_evidence_asks_the_precise_question() -> None:
     reply = render_discord(CASES["one_line_question"](), lang="en")
     joined = everything(reply)
-    assert "✅" not in joined
+    assert message("reply.section.fix", "en") not in joined
     for item in ("config", "error_lines", "gpu"):
         assert message(f"reply.ask.{item}", "en") in joined
     assert message("reply.ask.log", "en") not in joined
@@ -288,7 +288,7 @@ def test_a_pasted_token_alone_gets_the_revoke_notice_and_no_memory_talk() -> Non
     assert message("reply.headline.clean", "ja") in reply.content
     assert message("reply.secret.revoke", "ja") in reply.content
     assert message("reply.secret_kind.discord_token", "ja") in reply.content
-    assert "✅" not in everything(reply)
+    assert message("reply.section.fix", "ja") not in everything(reply)
 
 
 def test_cli_text_underlines_match_display_width() -> None:

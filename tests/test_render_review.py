@@ -11,7 +11,7 @@ from diagnosis import diagnose
 from diagnosis.facts_model import Facts
 from diagnosis.models import Report
 from diagnosis.render import DiscordReply, message, render_cli, render_discord
-from tests.golden.cases import ADV, INFO, finding
+from tests.golden.cases import ADV, CASES, INFO, finding
 
 LANGS = ("en", "ja")
 CORPUS = Path(__file__).parent / "corpus"
@@ -44,3 +44,17 @@ def test_the_cut_paste_of_case_032_is_answered_with_the_rest_of_the_config() -> 
     text = render_cli(report, fmt="markdown", lang="en")
     assert message("reply.ask.config_rest", "en") in text
     assert message("reply.ask.config", "en") not in text
+
+
+# ---------------------------------------------------------------------- U6: no ✅ on steps
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_checklist_steps_carry_no_check_mark(lang: str) -> None:
+    # ✅ read as "done" or "verified" on steps the user has not tried and the engine did not verify.
+    report = CASES["flux_gc_off_step2"]()
+    body = render_discord(report, lang=lang).embeds[0]["description"]
+    for number in range(1, len(report.ladder) + 1):
+        assert f"\n**{number}. " in body
+    assert "✅" not in body
+    assert "✅" not in render_cli(report, fmt="text", lang=lang)
