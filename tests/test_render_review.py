@@ -58,3 +58,23 @@ def test_checklist_steps_carry_no_check_mark(lang: str) -> None:
         assert f"\n**{number}. " in body
     assert "✅" not in body
     assert "✅" not in render_cli(report, fmt="text", lang=lang)
+
+
+# ---------------------------------------------------------------------- U2 = A12: system RAM is not VRAM
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_host_ram_kill_labels_the_trainers_usage_as_system_ram(lang: str) -> None:
+    # Case 108: the OOM killer's anon-rss (29.48 GiB) on a machine with a 16 GB card.
+    report = diagnose([corpus_input("108")], sources=["input.txt"], locale=lang)
+    text = render_cli(report, fmt="text", lang=lang)
+    ram_line = message("reply.oom.label_host", lang) + message("reply.sep", lang)
+    assert ram_line + message("reply.oom.process_host", lang, process="29.48 GiB") in text
+    assert message("reply.oom.label", lang) + message("reply.sep", lang) not in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_cuda_oom_keeps_the_oom_label(lang: str) -> None:
+    text = everything(render_discord(CASES["flux_gc_off_step2"](), lang=lang))
+    assert message("reply.oom.label", lang) + message("reply.sep", lang) in text
+    assert message("reply.oom.label_host", lang) not in text

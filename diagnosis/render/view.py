@@ -46,6 +46,7 @@ class OomNumbers(NamedTuple):
     total: str | None = None
     others: str | None = None
     process: str | None = None
+    host: bool = False  # the figures are system RAM (an OOM killer's anon-rss, the CPU allocator), not VRAM
 
 
 class StepView(NamedTuple):
@@ -132,6 +133,7 @@ def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
         total=size_text(event.total_bytes),
         others=size_text(others),
         process=size_text(event.process_bytes),
+        host=event.kind.on_host,
     )
     if not any((numbers.tried, numbers.free, numbers.total, numbers.others, numbers.process)):
         return None
