@@ -43,8 +43,8 @@ _log = get_logger(__name__)
 _CONFIG_KINDS = frozenset({PieceKind.CONFIG_YAML, PieceKind.CONFIG_JSON})
 
 
-def _language(locale: str | None, intake: Intake | None) -> str:
-    for choice in (locale, intake.language_hint if intake else None):
+def _language(locale: str | None, intake: Intake | None, default: str = "en") -> str:
+    for choice in (locale, intake.language_hint if intake else None, default):
         if choice and choice.lower().startswith("ja"):
             return "ja"
         if choice and choice.lower().startswith("en"):
@@ -111,6 +111,7 @@ def _diagnose(
     sources: Sequence[str] | None,
     limits: Limits,
     steps: int | None,
+    default_language: str = "en",
 ) -> Report:
     intake = read_case(inputs, sources, limits)
     configs, logs = _parse_pieces(intake, limits)
@@ -150,7 +151,7 @@ def _diagnose(
         findings=ranked,
         ladder=ladder,
         facts=facts,
-        language=_language(locale, intake),
+        language=_language(locale, intake, default_language),
         not_oom=any(f.rule_id == "not_oom" for f in ranked),
         config=doc,
         log=choose_log(logs),
@@ -159,7 +160,7 @@ def _diagnose(
     )
 
 
-def _fallback(locale: str | None, gpu_vram_gib: float | None) -> Report:
+def _fallback(locale: str | None, gpu_vram_gib: float | None, default_language: str = "en") -> Report:
     facts = Facts()
     stated = usable_vram(gpu_vram_gib)
     if stated is not None:
@@ -174,7 +175,7 @@ def _fallback(locale: str | None, gpu_vram_gib: float | None) -> Report:
         findings=[finding],
         ladder=[],
         facts=facts,
-        language=_language(locale, None),
+        language=_language(locale, None, default_language),
         not_oom=False,
         notes=[Note("rule_failed", {"rule_id": "engine"})],
     )
@@ -188,15 +189,19 @@ def diagnose(
     sources: Sequence[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
     steps: int | None = 1,
+    default_language: str = "en",
 ) -> Report:
     """Texts in (a message, attachments, a thread's recent messages), a Report out; never raises.
+
+    The reply's language: `locale` when given, else the language of the user's own words, else
+    `default_language` (a bare config or log has no words to tell).
 
     `steps`: how many ladder steps get a written, verified corrected config (None: every step). A
     reply shows step 1 (the default); the bot's "next step" asks for N, the JSON output for all. The
     ladder itself (which steps, in which order) is the same whatever the number.
     """
     try:
-        return _diagnose(inputs, locale, gpu_vram_gib, sources, limits, steps)
+        return _diagnose(inputs, locale, gpu_vram_gib, sources, limits, steps, default_language)
     except Exception:
         _log.exception("diagnosis failed; answering with input_incomplete")
-        return _fallback(locale, gpu_vram_gib)
+        return _fallback(locale, gpu_vram_gib, default_language)

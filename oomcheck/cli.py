@@ -1,6 +1,7 @@
 """`oomcheck`: the engine on the command line.
 
-Exit status: 0 nothing found, 1 findings, 2 bad usage (an unreadable path, an unknown rule id).
+Exit status: 0 nothing found, 1 findings, 2 bad usage (an unreadable path, an unknown rule id, a
+corrected config that cannot be written).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from diagnosis.limits import DEFAULT_LIMITS
+from oomcheck import __version__
 
 # Start-up time is part of the product (issue #8): each command imports only what its path needs,
 # so the engine, the templates, the catalogues and the JSON document are imported where they are used.
@@ -118,6 +120,7 @@ def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser
 
     langs = ("auto", "ja", "en")
     parser = argparse.ArgumentParser(prog="oomcheck", description=h("description"), formatter_class=formatter)
+    parser.add_argument("--version", action="version", version=f"oomcheck {__version__}", help=h("version"))
     sub = parser.add_subparsers(dest="command", required=True)
 
     if only in (None, "check"):
@@ -132,12 +135,12 @@ def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser
 
     if only in (None, "rules"):
         rules = add_parser("rules")
-        rules.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
+        rules.add_argument("--lang", choices=langs, default="auto", help=h("lang_env"))
 
     if only in (None, "explain"):
         explain = add_parser("explain")
         explain.add_argument("rule_id", help=h("rule_id"))
-        explain.add_argument("--lang", choices=langs, default="auto", help=h("lang"))
+        explain.add_argument("--lang", choices=langs, default="auto", help=h("lang_env"))
 
     if only in (None, "bot"):
         bot = add_parser("bot")
@@ -176,6 +179,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report: Report = diagnose(
         texts,
         locale=None if args.lang == "auto" else args.lang,
+        # A bare config or log has no words to take the language from: the user's own setting then.
+        default_language=lang,
         gpu_vram_gib=args.gpu_vram,
         sources=sources,
         # The JSON lists every ladder step with its verification; the reply shows step 1.
@@ -195,8 +200,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.diff and report.diff:
             out.write("\n" + report.diff)
 
-    if args.fix:
-        _write_fix(args, texts, report, lang, err)
+    if args.fix and not _write_fix(args, texts, report, lang, err):
+        return EXIT_USAGE
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 
 
@@ -225,12 +230,13 @@ def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list
     return "\n".join(out)
 
 
-def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str, err: TextIO) -> None:
+def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str, err: TextIO) -> bool:
+    """Write the corrected config; False when it could not be written (the disk said no)."""
     corrected = report.corrected_config
     config = report.config
     if corrected is None or config is None:
         err.write(cli_message("cli.nothing_to_fix", lang) + "\n")
-        return
+        return True
     from pathlib import Path  # only a run that writes a file pays for pathlib's import
 
     from diagnosis.decode import decode
@@ -259,13 +265,22 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
         path = Path(raw)
         target = path.with_name(f"{path.stem}.fixed{path.suffix if whole_file else suffix}")
     if target.exists() and not in_place:
-        err.write(cli_message("cli.fix_exists", lang, path=str(target)) + "\n")
-        return
+        # --in-place is a way out only for a file that is the config alone (given, it would be in place).
+        could_overwrite = whole_file and not holds_token
+        key = "cli.fix_exists_in_place" if could_overwrite else "cli.fix_exists"
+        err.write(cli_message(key, lang, path=str(target)) + "\n")
+        return True
     if args.in_place and not in_place:
         reason = "cli.not_in_place_token" if whole_file else "cli.not_in_place"
         err.write(cli_message(reason, lang, path=raw) + "\n")
-    target.write_text(corrected, encoding="utf-8", newline="")  # keep the config's own line breaks
+    try:
+        target.write_text(corrected, encoding="utf-8", newline="")  # keep the config's own line breaks
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        err.write(cli_message("cli.unwritable", lang, path=str(target), reason=reason) + "\n")
+        return False
     err.write(cli_message("cli.fix_written", lang, path=str(target)) + "\n")
+    return True
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -244,3 +244,79 @@ def test_help_is_as_wide_as_argparse_would_make_it(columns: str, monkeypatch: py
     parser = _build_parser("en")
     plain = argparse.ArgumentParser(prog="oomcheck", description="x")
     assert parser._get_formatter()._width == plain._get_formatter()._width  # type: ignore[attr-defined]
+
+
+# --- findings of the user-eyes review (--fix errors, the way out, --version, the reply's language) ------
+
+
+def test_a_corrected_config_that_cannot_be_written_is_a_usage_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    config = tmp_path / "job.yaml"
+    config.write_bytes((EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_bytes())
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> int:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "write_text", refuse)
+    for lang, said in (("en", "Cannot write"), ("ja", "書き込めません")):
+        code, out, err = run("check", str(config), "--fix", "--lang", lang)
+        assert code == EXIT_USAGE
+        assert out  # the diagnosis itself was still printed
+        assert said in err and "Read-only file system" in err and "Traceback" not in err
+
+
+def test_an_existing_fixed_file_names_in_place_only_where_it_would_help(tmp_path: Path) -> None:
+    text = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    config = tmp_path / "job.yaml"
+    config.write_text(text, encoding="utf-8")
+    message = tmp_path / "message.txt"
+    message.write_text("my config:\n```yaml\n" + text + "```\nwhy?\n", encoding="utf-8")
+    for path in (config, message):
+        run("check", str(path), "--fix", "--lang", "en")
+    # A whole-file config: --in-place would overwrite the original instead.
+    _, _, err = run("check", str(config), "--fix", "--lang", "en")
+    assert "already exists" in err and "--in-place" in err
+    # A message holds more than the config, and --in-place was given already: rename or remove it.
+    for argv in (("--fix",), ("--fix", "--in-place")):
+        _, _, err = run("check", str(message), *argv, "--lang", "en")
+        assert "already exists" in err and "Remove or rename" in err
+        assert "add --in-place" not in err
+
+
+def test_version_is_the_installed_one(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main(["--version"]) == EXIT_CLEAN
+    assert capsys.readouterr().out.strip() == f"oomcheck {version('oomcheck')}"
+
+
+def test_a_bare_config_is_answered_in_the_users_language_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No words of the user's own to take the language from: OOMCHECK_LANG / LANG decide, as they do
+    # for every other message of the command line.
+    config = str(EXAMPLES / "flux_lora_24gb_gc_off.yaml")
+    for var in ("OOMCHECK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OOMCHECK_LANG", "ja")
+    assert json.loads(run("check", config, "--format", "json")[1])["language"] == "ja"
+    assert json.loads(run("check", config, "--format", "json", "--lang", "en")[1])["language"] == "en"
+    monkeypatch.setenv("OOMCHECK_LANG", "en")
+    assert json.loads(run("check", config, "--format", "json")[1])["language"] == "en"
+    # The user's own words still win over the setting.
+    monkeypatch.setenv("OOMCHECK_LANG", "ja")
+    log = (EXAMPLES / "flux_lora_24gb_oom.log").read_text(encoding="utf-8")
+    message = "My training stops with this error every time, what should I change?\n" + log
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(message.encode("utf-8")), encoding="utf-8"))
+    assert json.loads(run("check", "-", "--format", "json")[1])["language"] == "en"
+
+
+def test_the_messages_the_fix_writes_have_their_params_in_both_languages() -> None:
+    from diagnosis.render import cli_message
+
+    for lang in ("en", "ja"):
+        assert "{path}" not in cli_message("cli.fix_exists_in_place", lang, path="x.fixed.yaml")
+        assert "x.fixed.yaml" in cli_message("cli.fix_exists_in_place", lang, path="x.fixed.yaml")
+        text = cli_message("cli.unwritable", lang, path="x.fixed.yaml", reason="No space left")
+        assert "x.fixed.yaml" in text and "No space left" in text

@@ -2,9 +2,9 @@
 
 INDEX = {
     '12017:b3b16c06': 'diagnosis_data_families',
-    '1309:7a126004': 'locales_ja_cli',
+    '1570:ccae1367': 'locales_ja_cli',
     '17630:08919179': 'locales_ja_rules',
-    '1843:e8183d05': 'locales_en_cli',
+    '2159:92098c0b': 'locales_en_cli',
     '24312:83daaf5b': 'locales_en_rules',
     '3148:c144d8f1': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
