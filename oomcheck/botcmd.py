@@ -27,12 +27,31 @@ def _say(key: str, lang: str, **params: object) -> str:
     return str(message(f"bot.{key}", lang, **params))
 
 
-def _env_language() -> str:
-    for var in ("OOMCHECK_DEFAULT_LANGUAGE", "OOMCHECK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+def _language_of(value: str) -> str:
+    return "ja" if value.lower().startswith("ja") else "en"
+
+
+def console_language(chosen: str | None, fallback: str = "ja") -> str:
+    """The language of what this command prints (not of the bot's replies): `OOMCHECK_LANG`, as for
+    every other oomcheck command; else the reply language the operator chose (`chosen`); else the
+    locale (`LC_ALL`, `LC_MESSAGES`, `LANG`); else `fallback`, the bot's default reply language."""
+    explicit = os.environ.get("OOMCHECK_LANG", "")
+    if explicit:
+        return _language_of(explicit)
+    if chosen:
+        return _language_of(chosen)
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = os.environ.get(var, "")
         if value:
-            return "ja" if value.lower().startswith("ja") else "en"
-    return "en"
+            return _language_of(value)
+    return fallback
+
+
+def _settings_language(settings: BotSettings) -> str:
+    # A default_language the operator set (in the environment or .env) counts as their choice; the
+    # built-in default does not.
+    chosen = settings.default_language if "default_language" in settings.model_fields_set else None
+    return console_language(chosen, settings.default_language)
 
 
 def _env_name(field: str) -> str:
@@ -98,7 +117,7 @@ def _unwritable_folder(path: Path) -> Path | None:
 
 def check_lines(settings: BotSettings, say: Say = _say) -> tuple[list[str], bool]:
     """What `--check-config` prints, and whether the bot can start with these settings."""
-    lang = settings.default_language
+    lang = _settings_language(settings)
     lines: list[str] = []
     ok = True
     if settings.token is None:
@@ -138,7 +157,7 @@ def check_lines(settings: BotSettings, say: Say = _say) -> tuple[list[str], bool
 def health_line(settings: BotSettings, say: Say = _say, now: float | None = None) -> tuple[str, bool]:
     from bot.heartbeat import heartbeat_age
 
-    lang = settings.default_language
+    lang = _settings_language(settings)
     age = heartbeat_age(settings.heartbeat_path, now)
     if age is None:
         return say("health.missing", lang, path=str(settings.heartbeat_path)), False
@@ -158,10 +177,10 @@ async def _serve(settings: BotSettings, token: str, err: TextIO) -> int:
     try:
         await bot.start(token)
     except discord.LoginFailure:
-        err.write(_say("run.login_failed", settings.default_language) + "\n")
+        err.write(_say("run.login_failed", _settings_language(settings)) + "\n")
         return EXIT_USAGE
     except discord.PrivilegedIntentsRequired:
-        err.write(_say("run.intents_required", settings.default_language) + "\n")
+        err.write(_say("run.intents_required", _settings_language(settings)) + "\n")
         return EXIT_USAGE
     finally:
         if not bot.is_closed():
@@ -173,7 +192,9 @@ def run_bot(*, check_config: bool, out: TextIO, err: TextIO, health: bool = Fals
     try:
         settings = BotSettings()
     except ValidationError as exc:
-        err.write("\n".join(invalid_lines(exc, _env_language())) + "\n")
+        # The settings did not load: the operator's reply language is read from the environment.
+        chosen = os.environ.get("OOMCHECK_DEFAULT_LANGUAGE") or None
+        err.write("\n".join(invalid_lines(exc, console_language(chosen))) + "\n")
         return EXIT_USAGE
     if health:
         line, healthy = health_line(settings)

@@ -40,3 +40,37 @@ def test_a_writable_database_folder_is_not_reported(tmp_path: Path, monkeypatch:
     lines, ok = botcmd.check_lines(settings)
     assert ok
     assert not any("not writable" in line for line in lines)
+
+
+_LANGUAGE_VARS = ("OOMCHECK_LANG", "OOMCHECK_DEFAULT_LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "ja"),  # nothing said: the bot's default reply language
+        ({"LANG": "en_US.UTF-8"}, "en"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"LC_ALL": "ja_JP.UTF-8", "LANG": "en_US.UTF-8"}, "ja"),
+        ({"OOMCHECK_DEFAULT_LANGUAGE": "en", "LANG": "ja_JP.UTF-8"}, "en"),  # the operator's choice
+        ({"OOMCHECK_DEFAULT_LANGUAGE": "ja", "OOMCHECK_LANG": "en"}, "en"),  # as for every oomcheck command
+    ],
+)
+def test_what_the_bot_command_prints_follows_the_operators_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], expected: str
+) -> None:
+    for name in _LANGUAGE_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env from the working directory
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = BotSettings(database_path=tmp_path / "db.sqlite3")
+    lines, ok = botcmd.check_lines(settings)
+    missing_token = {
+        "en": "DISCORD_TOKEN is not set",
+        "ja": "DISCORD_TOKEN が設定されていません",
+    }[expected]
+    assert not ok and any(missing_token in line for line in lines)
+    health, _ = botcmd.health_line(settings)
+    assert health == botcmd._say("health.missing", expected, path=str(settings.heartbeat_path))
