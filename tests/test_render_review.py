@@ -9,9 +9,9 @@ import pytest
 
 from diagnosis import diagnose
 from diagnosis.facts_model import Facts
-from diagnosis.models import Report
+from diagnosis.models import OtherProcess, Report
 from diagnosis.render import DiscordReply, message, render_cli, render_discord
-from tests.golden.cases import ADV, CASES, INFO, finding
+from tests.golden.cases import ADV, CASES, INFO, cuda_oom, finding
 
 LANGS = ("en", "ja")
 CORPUS = Path(__file__).parent / "corpus"
@@ -78,3 +78,51 @@ def test_a_cuda_oom_keeps_the_oom_label(lang: str) -> None:
     text = everything(render_discord(CASES["flux_gc_off_step2"](), lang=lang))
     assert message("reply.oom.label", lang) + message("reply.sep", lang) in text
     assert message("reply.oom.label_host", lang) not in text
+
+
+# ---------------------------------------------------------------------- A5: the trainer in a container
+
+CONTAINER_OOM = (
+    "Error running job: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of "
+    "23.55 GiB of which 201.31 MiB is free. Process 4122 has 23.33 GiB memory in use. Of the allocated "
+    "memory 22.60 GiB is allocated by PyTorch, and 301.77 MiB is reserved by PyTorch but unallocated.\n"
+)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_container_oom_names_the_listed_trainer_as_the_trainer(lang: str) -> None:
+    # No "this process has" fragment: process 4122 holds what PyTorch allocated, so it is the trainer.
+    report = diagnose([CONTAINER_OOM], sources=["log.txt"], locale=lang)
+    assert "other_process_on_gpu" not in {f.rule_id for f in report.findings}
+    text = render_cli(report, fmt="text", lang=lang)
+    assert message("reply.oom.process", lang, process="23.33 GiB") in text
+    assert message("reply.oom.others", lang, others="23.33 GiB") not in text
+
+
+GIB = 1024**3
+EVENTS = [
+    # (this process has, allocated by PyTorch, [(pid, bytes held)])
+    (None, 22.6, [(4122, 23.33)]),  # container: the trainer alone
+    (None, 22.6, [(4122, 23.33), (77, 1.5)]),  # container: the trainer and one other program
+    (None, None, [(4122, 23.33)]),  # nothing to tell them apart
+    (20.0, 19.0, [(77, 3.5), (78, 0.5)]),  # the usual message: every listed process is another one
+    (None, 10.0, [(1, 9.6), (2, 9.4)]),  # at the 95 % line
+]
+
+
+@pytest.mark.parametrize(("process", "allocated", "listed"), EVENTS)
+def test_the_reply_counts_as_others_what_the_rule_counts(
+    process: float | None, allocated: float | None, listed: list[tuple[int, float]]
+) -> None:
+    from diagnosis.render.view import _split_processes
+    from diagnosis.rules.environment import _foreign
+
+    event = cuda_oom(
+        0.5,
+        200,
+        23.55,
+        process,
+        allocated_bytes=int(allocated * GIB) if allocated is not None else None,
+        other_processes=[OtherProcess(pid, int(held * GIB)) for pid, held in listed],
+    )
+    assert _split_processes(event)[1] == _foreign(Facts(fatal=event))

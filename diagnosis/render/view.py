@@ -10,7 +10,17 @@ import difflib
 import re
 from typing import Any, NamedTuple
 
-from diagnosis.models import Applicability, Finding, LadderStep, OomEvent, OomKind, Phase, Report, Severity
+from diagnosis.models import (
+    Applicability,
+    Finding,
+    LadderStep,
+    OomEvent,
+    OomKind,
+    OtherProcess,
+    Phase,
+    Report,
+    Severity,
+)
 
 MAX_EVIDENCE = 6
 MAX_EXCERPT_LINES = 40
@@ -123,16 +133,33 @@ def _fatal(report: Report) -> OomEvent | None:
     return None
 
 
+def _split_processes(event: OomEvent) -> tuple[int | None, list[OtherProcess]]:
+    """(what the trainer holds, the processes that are not the trainer), as other_process_on_gpu decides.
+
+    Inside a container NVML lists the trainer under its host PID and the message has no "this process
+    has" fragment: a listed process holding at least what PyTorch allocated is the trainer itself
+    (rules/environment.py `_foreign`; tests hold the two to the same answer).
+    """
+    if event.process_bytes is not None:
+        return event.process_bytes, list(event.other_processes)
+    if event.allocated_bytes is None:
+        return None, []  # nothing tells the trainer from the others: claim neither
+    own = event.allocated_bytes * 0.95
+    trainer = [p.bytes for p in event.other_processes if p.bytes >= own]
+    return (max(trainer) if trainer else None), [p for p in event.other_processes if p.bytes < own]
+
+
 def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
     if event is None:
         return None
-    others = sum(p.bytes for p in event.other_processes) if event.other_processes else None
+    process, foreign = _split_processes(event)
+    others = sum(p.bytes for p in foreign) if foreign else None
     numbers = OomNumbers(
         tried=size_text(event.tried_bytes),
         free=size_text(event.free_bytes),
         total=size_text(event.total_bytes),
         others=size_text(others),
-        process=size_text(event.process_bytes),
+        process=size_text(process),
         host=event.kind.on_host,
     )
     if not any((numbers.tried, numbers.free, numbers.total, numbers.others, numbers.process)):
