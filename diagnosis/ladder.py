@@ -44,6 +44,7 @@ Recheck = Callable[[ConfigDoc], list[Finding]]
 class _Order(NamedTuple):
     ruled_out_load: frozenset[str]
     ruled_out_host: frozenset[str]
+    tips: frozenset[str]
     first: tuple[str, ...]
     order: dict[str, tuple[str, ...]]
     last: dict[str, frozenset[str]]
@@ -57,6 +58,7 @@ def _order() -> _Order:
     return _Order(
         ruled_out_load=frozenset(ruled_out.get("load", [])),
         ruled_out_host=frozenset(ruled_out.get("host", [])),
+        tips=frozenset(raw.get("tips", [])),
         first=tuple(raw.get("first", [])),
         order={k: tuple(v.get("order", [])) for k, v in phases.items()},
         last={k: frozenset(v.get("last", [])) for k, v in phases.items()},
@@ -75,7 +77,11 @@ def drop_ruled_out(findings: Sequence[Finding], facts: Facts) -> list[Finding]:
         out |= o.ruled_out_load
     if (facts.host_oom is not None or facts.says_host_killed) and not gpu_failure:
         out |= o.ruled_out_host
-    return [f for f in findings if f.rule_id not in out]
+    kept = [f for f in findings if f.rule_id not in out]
+    if all(f.rule_id in o.tips or f.rule_id in NOT_ON_LADDER for f in kept):
+        # A tip alone would become the reply's cause; it is only worth saying beside a real one.
+        kept = [f for f in kept if f.rule_id not in o.tips]
+    return kept
 
 
 def _phase_key(facts: Facts) -> str:
@@ -110,10 +116,12 @@ def _edit_key(edits: Sequence[ConfigEdit]) -> tuple[tuple[Any, ...], ...]:
 
 
 def _group(ranked: Sequence[Finding]) -> list[tuple[list[str], list[ConfigEdit]]]:
-    """One step per finding; findings making the same edit (gc_off and risky_family_gc_off) share one."""
+    """One step per finding; findings making the same edit (gc_off and risky_family_gc_off) share one.
+    Tips (data/ladder.yaml) are no step: the reply lists them beside the ladder."""
     groups: list[tuple[list[str], list[ConfigEdit]]] = []
+    tips = _order().tips
     for finding in ranked:
-        if finding.rule_id in NOT_ON_LADDER:
+        if finding.rule_id in NOT_ON_LADDER or finding.rule_id in tips:
             continue
         if finding.edits:
             same = next((g for g in groups if g[1] and _edit_key(g[1]) == _edit_key(finding.edits)), None)

@@ -218,3 +218,34 @@ def test_a_card_too_small_for_the_model_comes_before_every_config_change() -> No
     ]
     for phase in (Phase.TRAINING_STEP, Phase.MODEL_LOAD, Phase.UNKNOWN):
         assert order(found, phase)[0] == "gpu_too_small_for_model"
+
+
+LATENTS = [ConfigEdit(("datasets", 0, "cache_latents_to_disk"), True)]
+
+
+def test_uncached_latents_are_a_tip_beside_the_ladder_never_a_step() -> None:
+    # Caching latents saves the VAE's share: worth a line under "Also worth checking", not a step the
+    # user spends a retry on (104: step 2 after a load OOM), nor the headline of a known-good config.
+    ranked = rank_findings(
+        [finding("no_low_vram", rank=40), finding("latents_not_cached", Severity.INFO, 60, LATENTS)],
+        Facts(phase=Phase.TRAINING_STEP),
+    )
+    assert [f.rule_id for f in ranked] == ["no_low_vram", "latents_not_cached"]
+    steps = build_ladder(ranked, doc(), no_findings)
+    assert [s.rule_ids for s in steps] == [["no_low_vram"]]
+
+
+def test_uncached_latents_alone_are_not_reported_as_a_cause() -> None:
+    # AI Toolkit's own Wan 2.2 14B 24 GB example: nothing else wrong, so nothing to blame on the latents.
+    tip = finding("latents_not_cached", Severity.INFO, 60, LATENTS)
+    secret = finding("secret_in_input", Severity.WARNING, 99)
+    kept = drop_ruled_out([tip, secret], Facts())
+    assert [x.rule_id for x in kept] == ["secret_in_input"]
+    beside = drop_ruled_out([tip, finding("gc_off")], Facts())
+    assert [x.rule_id for x in beside] == ["latents_not_cached", "gc_off"]
+
+
+def test_uncached_latents_are_ruled_out_by_a_load_oom() -> None:
+    f = Facts(phase=Phase.MODEL_LOAD, has_oom=True, gpu_oom=True)
+    kept = drop_ruled_out([finding("latents_not_cached", Severity.INFO, 60), finding("no_low_vram")], f)
+    assert [x.rule_id for x in kept] == ["no_low_vram"]

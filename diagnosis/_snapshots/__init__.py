@@ -6,7 +6,7 @@ INDEX = {
     '17630:08919179': 'locales_ja_rules',
     '2159:92098c0b': 'locales_en_cli',
     '24312:83daaf5b': 'locales_en_rules',
-    '3148:c144d8f1': 'diagnosis_data_ladder',
+    '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
     '4793:3095083f': 'locales_ja_reply',
