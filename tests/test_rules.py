@@ -370,6 +370,13 @@ def test_fragmentation_needs_large_reserved_next_to_the_request() -> None:
     assert found.applicability.value == "advice"
 
 
+def test_fragmentation_is_not_offered_where_expandable_segments_are_ignored() -> None:
+    # PyTorch supports expandable segments on Linux only; on Windows it ignores the setting.
+    big = gpu_event(reserved_unallocated_bytes=6 * GIB, tried_bytes=2 * GIB)
+    assert check("fragmentation", in_step(Facts(os="windows"), big)) is None
+    assert check("fragmentation", in_step(Facts(os="linux"), big)) is not None
+
+
 def test_fragmentation_needs_reserved_memory_that_would_have_covered_the_request() -> None:
     # Case 007: 2.92 GiB reserved-but-unallocated could never have served a 5.06 GiB request.
     short = gpu_event(reserved_unallocated_bytes=int(2.92 * GIB), tried_bytes=int(5.06 * GIB))

@@ -85,6 +85,10 @@ def check_fragmentation(f: Facts) -> Finding | None:
     event = f.fatal
     if event is None or event.kind.on_host:
         return None
+    if f.os not in (None, "linux"):
+        # The only fix offered, expandable segments, needs the CUDA driver API that PyTorch uses on
+        # Linux; elsewhere PyTorch warns and ignores the setting, so the user would spend a retry on it.
+        return None
     reserved, tried = event.reserved_unallocated_bytes, event.tried_bytes
     if reserved is None or tried is None:
         return None
