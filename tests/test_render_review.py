@@ -9,9 +9,9 @@ import pytest
 
 from diagnosis import diagnose
 from diagnosis.facts_model import Facts
-from diagnosis.models import OtherProcess, Report
+from diagnosis.models import ConfigEdit, LadderStep, OtherProcess, Report
 from diagnosis.render import DiscordReply, message, render_cli, render_discord
-from tests.golden.cases import ADV, CASES, INFO, cuda_oom, finding
+from tests.golden.cases import ADV, CASES, ERR, INFO, MEM, cuda_oom, ev, finding
 
 LANGS = ("en", "ja")
 CORPUS = Path(__file__).parent / "corpus"
@@ -126,3 +126,44 @@ def test_the_reply_counts_as_others_what_the_rule_counts(
         other_processes=[OtherProcess(pid, int(held * GIB)) for pid, held in listed],
     )
     assert _split_processes(event)[1] == _foreign(Facts(fatal=event))
+
+
+# ---------------------------------------------------------------------- A4: the family's GC sentence
+
+
+def family_sentences(lang: str, family: str = "zimage", label: str = "Z-Image Turbo") -> list[str]:
+    params = {"family": family, "family_label": label}
+    return [
+        message("rules.risky_family_gc_off.detail", lang, **params),
+        message(f"rules.risky_family_gc_off.variant.family.{family}", lang, **params),
+    ]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_step_shared_by_gc_off_and_risky_family_gc_off_says_the_family_sentence(lang: str) -> None:
+    report = diagnose([corpus_input("102")], sources=["input.txt"], locale=lang)
+    (first,) = [s for s in report.ladder if s.number == 1]
+    assert first.rule_ids[:2] == ["gc_off", "risky_family_gc_off"]
+    body = render_discord(report, lang=lang).embeds[0]["description"]
+    for sentence in family_sentences(lang):
+        assert sentence in body
+    assert message("rules.gc_off.detail", lang) in body  # the step's own rule still speaks first
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_later_shared_gc_step_says_the_family_sentence_too(lang: str) -> None:
+    edit = [ConfigEdit(("train", "gradient_checkpointing"), True)]
+    gc = finding("gc_off", ERR, MEM, [ev(68, "gradient_checkpointing: false")], 2, edit)
+    risky = finding(
+        "risky_family_gc_off", ERR, MEM, [], 3, edit, family="zimage", family_label="Z-Image Turbo"
+    )
+    other = finding("other_process_on_gpu", ERR, ADV, [], 1, others_gib=6.0, pids="77", reason="other_pids")
+    ladder = [
+        LadderStep(1, ["other_process_on_gpu"], [], None, None, False),
+        LadderStep(2, ["gc_off", "risky_family_gc_off"], edit, None, None, False),
+    ]
+    facts = Facts(has_oom=True, family="zimage", family_label="Z-Image Turbo")
+    report = Report([other, gc, risky], ladder, facts, lang, False)
+    text = everything(render_discord(report, lang=lang, step=2))
+    for sentence in family_sentences(lang):
+        assert sentence in text

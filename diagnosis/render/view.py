@@ -68,6 +68,9 @@ class StepView(NamedTuple):
     applicability: str
     params: dict[str, Any]
     has_edits: bool
+    # The step's other rules (the same edit, e.g. risky_family_gc_off beside gc_off) with their params:
+    # what they add to the step (a family-specific sentence) is said under it too.
+    merged: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 class ConfigView(NamedTuple):
@@ -253,7 +256,9 @@ def _step_view(step: LadderStep, by_id: dict[str, Finding]) -> StepView:
     finding = by_id.get(rid)
     applicability = finding.applicability.value if finding else Applicability.ADVICE.value
     params = usable_params(rid, dict(finding.params)) if finding else {}
-    return StepView(step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits))
+    others = [r for r in step.rule_ids if r != rid and r in by_id]
+    merged = tuple((r, usable_params(r, dict(by_id[r].params))) for r in others)
+    return StepView(step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits), merged)
 
 
 def _finding_view(number: int, f: Finding) -> StepView:
