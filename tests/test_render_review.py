@@ -167,3 +167,26 @@ def test_a_later_shared_gc_step_says_the_family_sentence_too(lang: str) -> None:
     text = everything(render_discord(report, lang=lang, step=2))
     for sentence in family_sentences(lang):
         assert sentence in text
+
+
+# ---------------------------------------------------------------------- U8: the CLI's secret notice
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("fixing", [False, True])
+def test_the_cli_speaks_of_a_secret_in_a_local_file_not_of_a_posted_message(lang: str, fixing: bool) -> None:
+    report = CASES["kontext_secret"]()
+    for fmt in ("text", "markdown"):
+        text = render_cli(report, fmt=fmt, lang=lang, fixing=fixing)
+        assert message("reply.secret.headline_cli", lang) in text
+        assert message("reply.secret.revoke_cli", lang) in text
+        assert message("reply.secret.headline", lang) not in text
+        assert message("reply.secret.revoke", lang) not in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_discord_still_says_revoke_now(lang: str) -> None:
+    reply = render_discord(CASES["kontext_secret"](), lang=lang)
+    assert message("reply.secret.headline", lang) in reply.content
+    assert message("reply.secret.revoke", lang) in reply.content
+    assert message("reply.secret.revoke_cli", lang) not in everything(reply)

@@ -31,10 +31,10 @@ __all__ = [
 
 
 def _sections(view: ReplyView, target: str, channel: str) -> tuple[str, list[Section]]:
-    """The reply's parts; `channel` ("discord", "cli", "cli_fixing") only changes how the full file is
-    offered."""
+    """The reply's parts; `channel` ("discord", "cli", "cli_fixing") changes how the full file is offered
+    and how a pasted secret is spoken of (a local file was not posted anywhere)."""
     lang = view.lang
-    headline = render_template("headline.j2", lang, target, v=view)
+    headline = render_template("headline.j2", lang, target, v=view, channel=channel)
     sections: list[Section] = []
     if view.shown_step > 1:
         key = "reply.section.step" if view.step_view is not None else "reply.section.beyond"
