@@ -23,7 +23,16 @@ TEMPLATES = LOCALES_DIR / "_shared" / "templates"
 RULE_PARAMS: dict[str, set[str]] = {
     "gc_off": set(),
     "risky_family_gc_off": {"family", "family_label"},
-    "batch_too_large": {"batch_size", "new_batch_size", "new_accumulation", "effective_batch"},
+    "batch_too_large": {
+        "batch_size",
+        "new_batch_size",
+        "new_accumulation",
+        "effective_batch",
+        # a legacy gradient_accumulation_steps > 1 is converted, and the steps with it (A6)
+        "legacy_accumulation",
+        "steps",
+        "new_steps",
+    },
     "bucket_too_large": {"max_bucket", "limit", "new_buckets"},
     "preview_heavy": {
         "width",
