@@ -453,6 +453,8 @@ def _read_train(cfg: _Config, facts: Facts) -> None:
     # -1 means "a whole epoch"; keep it as is so a fix never multiplies it.
     gas = cfg.int("gradient_accumulation_steps", ("train", "gradient_accumulation_steps"), 1)
     facts.gradient_accumulation_steps = 1 if gas is None or gas == 0 else gas
+    steps = cfg.int("train_steps", ("train", "steps"), None)
+    facts.train_steps = steps if steps is not None and steps > 0 else None
     facts.gradient_checkpointing, facts.gc_explicit = cfg.bool(
         "gradient_checkpointing", ("train", "gradient_checkpointing"), True
     )

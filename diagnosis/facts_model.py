@@ -53,6 +53,7 @@ class Facts(Record):
     batch_size: int = 1
     gradient_accumulation: int = 1
     gradient_accumulation_steps: int = 1
+    train_steps: int | None = None  # `train.steps` when the config sets it
     gradient_checkpointing: bool = True
     gc_explicit: bool = False  # the key is present in the config
     dtype: str = "fp32"

@@ -153,12 +153,31 @@ def test_batch_over_safe_start_without_an_oom_uses_a_divisor() -> None:
     assert found.severity == Severity.WARNING
 
 
-def test_batch_uses_the_legacy_key_when_it_is_in_use() -> None:
-    f = in_step(facts(batch_size=4, gradient_accumulation_steps=2))
+def test_batch_moves_the_legacy_accumulation_and_keeps_the_updates() -> None:
+    # Batch 4, legacy accumulation 2, 2000 steps: 8000 images, 1000 updates. Raising the legacy key to
+    # 8 with batch 1 would give 2000 images and 250 updates; the new key takes 8 batches per step, so
+    # 1000 steps give the same 1000 updates on 8000 images.
+    f = in_step(facts(batch_size=4, gradient_accumulation_steps=2, train_steps=2000))
     f.paths["gradient_accumulation_steps"] = ("train", "gradient_accumulation_steps")
-    edits = {e.path: e.value for e in check("batch_too_large", f).edits}
+    f.paths["train_steps"] = ("train", "steps")
+    found = check("batch_too_large", f)
+    edits = {e.path: e.value for e in found.edits}
     # Never both accumulation keys above 1.
-    assert edits == {("train", "batch_size"): 1, ("train", "gradient_accumulation_steps"): 8}
+    assert edits == {
+        ("train", "batch_size"): 1,
+        ("train", "gradient_accumulation_steps"): 1,
+        ("train", "gradient_accumulation"): 8,
+        ("train", "steps"): 1000,
+    }
+    assert found.params["effective_batch"] == 8
+    assert found.params["legacy"] == "with_steps" and found.params["new_steps"] == 1000
+
+
+def test_batch_moves_the_legacy_accumulation_and_says_so_without_steps() -> None:
+    f = in_step(facts(batch_size=4, gradient_accumulation_steps=2))
+    edits = {e.path: e.value for e in check("batch_too_large", f).edits}
+    assert edits[("train", "gradient_accumulation_steps")] == 1 and ("train", "steps") not in edits
+    assert check("batch_too_large", f).params["legacy"] == "without_steps"
 
 
 def test_batch_one_is_never_too_large() -> None:

@@ -3,9 +3,9 @@
 INDEX = {
     '12017:b3b16c06': 'diagnosis_data_families',
     '1570:ccae1367': 'locales_ja_cli',
-    '17630:08919179': 'locales_ja_rules',
+    '18104:fc294422': 'locales_ja_rules',
     '2159:92098c0b': 'locales_en_cli',
-    '24312:83daaf5b': 'locales_en_rules',
+    '24937:82865ae9': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',

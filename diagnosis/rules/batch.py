@@ -26,15 +26,24 @@ def check(f: Facts) -> Finding | None:
     edits = [ConfigEdit(path(f, "batch_size", ("train", "batch_size")), new_batch)]
     gas = f.gradient_accumulation_steps
     new_accumulation: int | None
+    legacy: dict[str, object] = {}
     if gas > 1:
-        # The legacy key is in use: raising the new one too would be an error in the trainer.
+        # The legacy key counts every batch as a step and updates every `gas` of them; raising it would
+        # cut the updates of the same `steps` by the batch factor. The fix moves the accumulation to
+        # `gradient_accumulation` (one step takes all its batches: the two keys cannot both be > 1)
+        # and divides `steps`, so the run makes the same updates on as many images.
         new_accumulation = gas * factor
         edits.append(
-            ConfigEdit(
-                path(f, "gradient_accumulation_steps", ("train", "gradient_accumulation_steps")),
-                new_accumulation,
-            )
+            ConfigEdit(path(f, "gradient_accumulation_steps", ("train", "gradient_accumulation_steps")), 1)
         )
+        edits.append(
+            ConfigEdit(path(f, "gradient_accumulation", ("train", "gradient_accumulation")), new_accumulation)
+        )
+        legacy = {"legacy_accumulation": gas, "legacy": "without_steps"}
+        if f.train_steps is not None:
+            new_steps = max(1, round(f.train_steps / gas))
+            edits.append(ConfigEdit(path(f, "train_steps", ("train", "steps")), new_steps))
+            legacy.update(legacy="with_steps", steps=f.train_steps, new_steps=new_steps)
     elif gas < 0:
         # -1 already accumulates a whole epoch; the effective batch does not depend on the batch size.
         new_accumulation = None
@@ -51,6 +60,7 @@ def check(f: Facts) -> Finding | None:
             "new_batch_size": new_batch,
             "new_accumulation": new_accumulation,
             "effective_batch": effective,
+            **legacy,
         },
         edits=edits,
         severity=Severity.ERROR if in_step else Severity.WARNING,
@@ -66,6 +76,7 @@ SPEC = RuleSpec(
         "batch_size",
         "gradient_accumulation",
         "gradient_accumulation_steps",
+        "train_steps",
         "family",
         "vram_gib",
         "phase",
