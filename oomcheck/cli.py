@@ -83,6 +83,46 @@ def _terminal_columns() -> int:
         return 80
 
 
+# argparse's own words (the usage line, the section titles, -h's help, its errors) are English
+# message ids that it passes through gettext as it goes: they are taken from our catalogue instead,
+# in the user's language. Help texts stay keys until help is printed (see _HelpKey).
+_ARGPARSE_HELP = {
+    "show this help message and exit": "help_action",
+    "positional arguments": "positional_arguments",
+    "options": "options",
+}
+_ARGPARSE_MESSAGES = {
+    "usage: ": "usage",
+    "%(prog)s: error: %(message)s\n": "error",
+    "the following arguments are required: %s": "required",
+    "unrecognized arguments: %s": "unrecognized",
+    "argument %(argument_name)s: %(message)s": "argument",
+    "expected one argument": "expected_one",
+    "invalid choice: %(value)r (choose from %(choices)s)": "invalid_choice",
+    "invalid %(type)s value: %(value)r": "invalid_value",
+    "ambiguous option: %(option)s could match %(matches)s": "ambiguous",
+}
+
+
+def _argparse_text(lang: str, msgid: str) -> str:
+    if msgid in _ARGPARSE_HELP:
+        return _HelpKey(_ARGPARSE_HELP[msgid])
+    key = _ARGPARSE_MESSAGES.get(msgid)
+    return msgid if key is None else cli_message(f"cli.argparse.{key}", lang)
+
+
+def _parse(words: list[str], lang: str) -> argparse.Namespace:
+    """The command line parsed, argparse saying its own words in `lang` meanwhile (it looks up its
+    gettext function at each use; it is put back after, for any other parser in the process)."""
+    only = words[0] if words and words[0] in _COMMANDS else None
+    english = argparse.__dict__["_"]
+    argparse.__dict__["_"] = functools.partial(_argparse_text, lang)
+    try:
+        return _build_parser(lang, only).parse_args(words)
+    finally:
+        argparse.__dict__["_"] = english
+
+
 class _HelpFormatter(argparse.HelpFormatter):
     def __init__(self, prog: str, *, lang: str) -> None:
         super().__init__(prog, width=_terminal_columns() - 2)  # argparse's own margin
@@ -90,6 +130,9 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _text(self, text: str) -> str:
         return cli_message(f"cli.help.{text}", self._lang) if isinstance(text, _HelpKey) else text
+
+    def start_section(self, heading: str | None) -> None:
+        super().start_section(None if heading is None else self._text(heading))
 
     def _get_help_string(self, action: argparse.Action) -> str:
         return self._text(action.help or "")
@@ -289,10 +332,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     out = out or sys.stdout
     err = err or sys.stderr
     words = sys.argv[1:] if argv is None else list(argv)
-    only = words[0] if words and words[0] in _COMMANDS else None
-    parser = _build_parser(_env_language(), only)
     try:
-        args = parser.parse_args(words)
+        args = _parse(words, _env_language())
     except SystemExit as exc:
         return EXIT_USAGE if exc.code else EXIT_CLEAN
     if args.command == "bot":

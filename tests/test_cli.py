@@ -320,3 +320,41 @@ def test_the_messages_the_fix_writes_have_their_params_in_both_languages() -> No
         assert "x.fixed.yaml" in cli_message("cli.fix_exists_in_place", lang, path="x.fixed.yaml")
         text = cli_message("cli.unwritable", lang, path="x.fixed.yaml", reason="No space left")
         assert "x.fixed.yaml" in text and "No space left" in text
+
+
+# --- argparse's own words (usage, section titles, -h, its errors) in the user's language ------------
+
+
+def test_argparse_words_we_translate_are_argparses_own() -> None:
+    from pathlib import Path as _Path
+
+    from diagnosis.render import cli_message
+    from oomcheck.cli import _ARGPARSE_HELP, _ARGPARSE_MESSAGES, _argparse_text
+
+    source = _Path(argparse.__file__).read_text(encoding="utf-8")
+    for msgid, key in {**_ARGPARSE_HELP, **_ARGPARSE_MESSAGES}.items():
+        # A Python whose argparse words changed would leave ours unused: this says so.
+        assert repr(msgid) in source or repr(msgid).replace("'", '"') in source, msgid
+        english = (
+            cli_message(f"cli.help.{key}", "en") if msgid in _ARGPARSE_HELP else _argparse_text("en", msgid)
+        )
+        assert english == msgid  # English stays exactly what argparse says
+
+
+def test_usage_errors_and_help_speak_japanese(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OOMCHECK_LANG", "ja")
+    assert main(["check"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("使い方: oomcheck check")
+    assert "oomcheck check: エラー: 次の引数が必要です: paths" in err
+    assert main(["check", "x", "--format", "yaml"]) == EXIT_USAGE
+    assert "'yaml' は選べません" in capsys.readouterr().err
+    assert main(["check", "--help"]) == EXIT_CLEAN
+    shown = capsys.readouterr().out
+    assert "位置引数:" in shown and "オプション:" in shown and "このヘルプを表示して終了します" in shown
+    assert "usage" not in shown and "options:" not in shown
+    # Put back afterwards: another parser in the process still speaks argparse's English.
+    plain = argparse.ArgumentParser(prog="other")
+    assert "options:" in plain.format_help() and "show this help message and exit" in plain.format_help()

@@ -2,9 +2,9 @@
 
 INDEX = {
     '12017:b3b16c06': 'diagnosis_data_families',
-    '1570:ccae1367': 'locales_ja_cli',
+    '2032:fb4c6b77': 'locales_ja_cli',
     '18104:fc294422': 'locales_ja_rules',
-    '2159:92098c0b': 'locales_en_cli',
+    '2734:353c7b15': 'locales_en_cli',
     '24937:82865ae9': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
