@@ -190,3 +190,20 @@ def test_discord_still_says_revoke_now(lang: str) -> None:
     assert message("reply.secret.headline", lang) in reply.content
     assert message("reply.secret.revoke", lang) in reply.content
     assert message("reply.secret.revoke_cli", lang) not in everything(reply)
+
+
+# ---------------------------------------------------------------------- U9: --fix put the paths back
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_after_fix_restored_the_paths_the_reply_does_not_ask_to_put_them_back(lang: str) -> None:
+    report = CASES["flux_gc_off_step2"]()
+    assert "/home/USER/" in (report.corrected_config or "")
+    restored = render_cli(report, fmt="text", lang=lang, fixing=True, paths_restored=True)
+    assert message("reply.config.user_placeholder_restored", lang) in restored
+    assert message("reply.config.user_placeholder", lang) not in restored
+    # Without a written file (no --fix) nothing was restored, whatever the caller says.
+    plain = render_cli(report, fmt="text", lang=lang, paths_restored=True)
+    assert message("reply.config.user_placeholder", lang) in plain
+    assert message("reply.config.user_placeholder_restored", lang) not in plain
+    assert message("reply.config.user_placeholder", lang) in render_cli(report, lang=lang, fixing=True)

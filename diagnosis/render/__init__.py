@@ -30,7 +30,9 @@ __all__ = [
 ]
 
 
-def _sections(view: ReplyView, target: str, channel: str) -> tuple[str, list[Section]]:
+def _sections(
+    view: ReplyView, target: str, channel: str, paths_restored: bool = False
+) -> tuple[str, list[Section]]:
     """The reply's parts; `channel` ("discord", "cli", "cli_fixing") changes how the full file is offered
     and how a pasted secret is spoken of (a local file was not posted anywhere)."""
     lang = view.lang
@@ -46,7 +48,8 @@ def _sections(view: ReplyView, target: str, channel: str) -> tuple[str, list[Sec
             sections.append(Section(message("reply.section.diagnosis", lang), body))
     if view.config is not None and (view.config.excerpt or view.config.diff):
         title = message("reply.section.config", lang, number=view.shown_step)
-        sections.append(Section(title, render_template("fix.j2", lang, target, v=view, channel=channel)))
+        fix = render_template("fix.j2", lang, target, v=view, channel=channel, paths_restored=paths_restored)
+        sections.append(Section(title, fix))
     return headline, sections
 
 
@@ -81,17 +84,25 @@ def render_discord(report: Report, *, lang: str | None = None, step: int = 1) ->
 
 
 def render_cli(
-    report: Report, *, fmt: str = "text", lang: str | None = None, step: int = 1, fixing: bool = False
+    report: Report,
+    *,
+    fmt: str = "text",
+    lang: str | None = None,
+    step: int = 1,
+    fixing: bool = False,
+    paths_restored: bool = False,
 ) -> str:
     """`markdown` is the bot's reply in one piece; `text` is the same reply for a terminal.
 
     `fixing`: the command is writing the corrected file itself (--fix), so the reply does not offer it.
+    `paths_restored`: the file it writes has the user's own home paths back, where the reply shows USER.
     """
     view = build_view(report, _language(report, lang), step)
     channel = "cli_fixing" if fixing else "cli"
+    restored = fixing and paths_restored
     if fmt == "markdown":
-        return _markdown(*_sections(view, "discord", channel))
-    return _text(*_sections(view, "text", channel))
+        return _markdown(*_sections(view, "discord", channel, restored))
+    return _text(*_sections(view, "text", channel, restored))
 
 
 def _applicability() -> dict[str, str]:

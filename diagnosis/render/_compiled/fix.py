@@ -22,13 +22,13 @@ def render(context):
         w(str(call(s0.get('t'), 'reply.config.cli_fix')))
         w('\n')
     if attr(s0.get('c'), 'user_placeholder'):
-        w(str(call(s0.get('t'), 'reply.config.user_placeholder')))
+        w(str(call(s0.get('t'), ('reply.config.user_placeholder_restored' if s0.get('paths_restored') else 'reply.config.user_placeholder'))))
         w('\n')
     w(str(call(s0.get('t'), 'reply.config.apply')))
     return "".join(out)
 
 
-SOURCE = '{#- The corrected config: the changed lines with their parents, then a short diff. -#}\n{% set c = v.config %}\n{% if c.excerpt %}\n{{ t("reply.config.excerpt_intro", number=v.shown_step) }}\n{{ code(c.excerpt, c.lang_tag) }}\n\n{% endif %}\n{% if c.diff %}\n{{ code(c.diff, "diff") }}\n\n{% endif %}\n{% if c.attachment_name and channel == "discord" %}\n{{ t("reply.config.attached", name=c.attachment_name) }}\n{% elif channel == "cli" %}\n{{ t("reply.config.cli_fix") }}\n{% endif %}\n{% if c.user_placeholder %}\n{{ t("reply.config.user_placeholder") }}\n{% endif %}\n{{ t("reply.config.apply") }}\n'
+SOURCE = '{#- The corrected config: the changed lines with their parents, then a short diff. -#}\n{% set c = v.config %}\n{% if c.excerpt %}\n{{ t("reply.config.excerpt_intro", number=v.shown_step) }}\n{{ code(c.excerpt, c.lang_tag) }}\n\n{% endif %}\n{% if c.diff %}\n{{ code(c.diff, "diff") }}\n\n{% endif %}\n{% if c.attachment_name and channel == "discord" %}\n{{ t("reply.config.attached", name=c.attachment_name) }}\n{% elif channel == "cli" %}\n{{ t("reply.config.cli_fix") }}\n{% endif %}\n{% if c.user_placeholder %}\n{{ t("reply.config.user_placeholder_restored" if paths_restored else "reply.config.user_placeholder") }}\n{% endif %}\n{{ t("reply.config.apply") }}\n'
 OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
 TRANSLATOR = 1
 
