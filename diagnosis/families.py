@@ -50,6 +50,10 @@ class Family(NamedTuple):
     low_vram_up_to: float
     te_offload_up_to: float
     qtype: str
+    # The exact `qtype` of `qtype` (with its accuracy recovery adapter) when 8 bits is not enough on
+    # cards of class `low_bit_up_to` or smaller; "" when no single value is known for the model.
+    qtype_value: str
+    low_bit_up_to: float
     frames_ok: Table
 
     def safe_batch_for(self, vram: float) -> int:
@@ -113,6 +117,8 @@ def _family(key: str, raw: dict[str, Any], defaults: dict[str, Any]) -> Family:
         low_vram_up_to=float(merged.get("low_vram_up_to") or 0),
         te_offload_up_to=float(merged.get("te_offload_up_to") or 0),
         qtype=str(merged.get("qtype", "qfloat8")),
+        qtype_value=str(merged.get("qtype_value") or ""),
+        low_bit_up_to=float(merged.get("low_bit_up_to") or 0),
         frames_ok=_table(merged.get("frames_ok"), default_tables["frames_ok"]),
     )
 
@@ -197,7 +203,7 @@ def family_for(arch: str | None, name_or_path: str | None) -> Family:
             overrides = dict(variant.overrides)
             label = str(overrides.pop("label", family.label))
             params = overrides.pop("params_b", family.params_b)
-            numbers: dict[str, Any] = {k: float(v) for k, v in overrides.items()}
+            numbers: dict[str, Any] = {k: v if isinstance(v, str) else float(v) for k, v in overrides.items()}
             family = family._replace(
                 label=label,
                 params_b=None if params is None else float(params),

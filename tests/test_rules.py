@@ -244,6 +244,40 @@ def test_no_quantize_big_model_on_24gb() -> None:
     assert [(e.path, e.value) for e in found.edits] == [(("model", "quantize"), True)]
 
 
+QWEN_ARA = "uint3|ostris/accuracy_recovery_adapters/qwen_image_torchao_uint3.safetensors"
+
+
+def test_quantize_sets_the_low_bit_type_a_family_needs_on_this_card() -> None:
+    # `quantize: true` alone loads qfloat8: AI Toolkit's Qwen-Image 24 GB example says "3bit is
+    # required for 24GB", so the step that promises uint3 must also set it, with the model's adapter.
+    f = facts(arch="qwen_image", name="Qwen/Qwen-Image", quantize=False)
+    found = check("no_quantize_big_model", f)
+    assert [(e.path, e.value) for e in found.edits] == [
+        (("model", "quantize"), True),
+        (("model", "qtype"), QWEN_ARA),
+    ]
+    assert found.params["low_bit"] == "set" and found.params["qtype"].startswith("uint3")
+    # 8 bits fits on 48 GB: the step names what `quantize: true` gives.
+    roomy = check(
+        "no_quantize_big_model",
+        facts(arch="qwen_image", name="Qwen/Qwen-Image", quantize=False, vram_gib=48.0),
+    )
+    assert [e.path for e in roomy.edits] == [("model", "quantize")] and roomy.params["qtype"] == "qfloat8"
+
+
+def test_quantize_keeps_a_low_bit_type_the_config_already_names() -> None:
+    f = facts(arch="qwen_image", name="Qwen/Qwen-Image", quantize=False, qtype="uint3|my/adapter.safetensors")
+    found = check("no_quantize_big_model", f)
+    assert [e.path for e in found.edits] == [("model", "quantize")] and found.params["qtype"] == "uint3"
+
+
+def test_quantize_asks_to_pick_when_the_models_adapter_is_not_known() -> None:
+    # Each model version has its own adapter; a wrong one degrades the run without an error.
+    f = facts(arch="qwen_image", name="Qwen/Qwen-Image-2512", quantize=False)
+    found = check("no_quantize_big_model", f)
+    assert [e.path for e in found.edits] == [("model", "quantize")] and found.params["low_bit"] == "pick"
+
+
 def test_no_quantize_small_model_is_fine() -> None:
     assert check("no_quantize_big_model", facts(arch="sdxl", name="sdxl", quantize=False)) is None
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
@@ -17,16 +19,46 @@ def _big(f: Facts) -> bool:
     return (f.params_b or 0) >= thresholds().big_model_b
 
 
+_BITS = re.compile(r"(?:u?int|convrotint|convrot|nvfp|q?float)(\d)")
+
+
+def _bits(qtype: str | None) -> int | None:
+    """Bits per weight of a `qtype` value ("uint3|adapter" → 3, "qfloat8" → 8), None when unknown."""
+    found = _BITS.match((qtype or "").strip().lower())
+    return int(found.group(1)) if found else None
+
+
+def _quantize_params(f: Facts) -> tuple[dict[str, object], list[ConfigEdit]]:
+    """The quantization the step names, and the `qtype` edit it needs besides `quantize: true`.
+
+    `quantize: true` alone loads qfloat8 (the trainer's default) or the config's own `qtype`. Where
+    the family needs fewer bits on this card, the step sets the model's own low-bit value, or, when
+    the variant (and so its adapter) is not known for sure, asks the user to pick it in the UI."""
+    fam = family(f)
+    own = f.qtype.split("|", 1)[0].strip() if f.qtype else ""
+    needed = _bits(fam.qtype_value or fam.qtype)
+    if vram(f) > fam.low_bit_up_to or needed is None or needed >= 8:
+        return {"qtype": own or "qfloat8"}, []
+    have = _bits(f.qtype)
+    if have is not None and have <= needed:
+        return {"qtype": own}, []  # the config already names a low-bit type
+    if not fam.qtype_value:
+        return {"qtype": fam.qtype, "low_bit": "pick"}, []
+    edit = ConfigEdit(path(f, "qtype", ("model", "qtype")), fam.qtype_value)
+    return {"qtype": fam.qtype, "low_bit": "set"}, [edit]
+
+
 def check_quantize(f: Facts) -> Finding | None:
     if not checks_config(f) or f.quantize or not _big(f):
         return None
     fam = family(f)
     if not (vram(f) <= fam.quantize_up_to or load_oom(f)):
         return None
+    qtype, qtype_edits = _quantize_params(f)
     return NO_QUANTIZE.finding(
-        evidence=ev(f, "quantize", "arch", "oom"),
-        params={"family_label": f.family_label, "params_b": f.params_b, "qtype": fam.qtype},
-        edits=[ConfigEdit(path(f, "quantize", ("model", "quantize")), True)],
+        evidence=ev(f, "quantize", "qtype", "arch", "oom"),
+        params={"family_label": f.family_label, "params_b": f.params_b, **qtype},
+        edits=[ConfigEdit(path(f, "quantize", ("model", "quantize")), True), *qtype_edits],
         severity=Severity.ERROR if load_oom(f) or step_oom(f) else Severity.WARNING,
     )
 
@@ -101,7 +133,7 @@ NO_QUANTIZE = RuleSpec(
     order=60,
     severity=Severity.WARNING,
     applicability=Applicability.CHANGES_RESULTS,
-    reads=("quantize", "params_b", "family", "vram_gib", "phase"),
+    reads=("quantize", "qtype", "params_b", "family", "vram_gib", "phase"),
     rank=42,
     check=check_quantize,
 )
