@@ -2,9 +2,9 @@
 
 INDEX = {
     '13718:48c44bfd': 'diagnosis_data_families',
-    '18596:4b6f03af': 'locales_ja_rules',
+    '19600:14f3c67b': 'locales_ja_rules',
     '2032:fb4c6b77': 'locales_ja_cli',
-    '25821:4b61b779': 'locales_en_rules',
+    '27218:b5b91940': 'locales_en_rules',
     '2734:353c7b15': 'locales_en_cli',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',

@@ -132,9 +132,13 @@ def check(f: Facts) -> Finding | None:
         if sampling_trouble
         else (Severity.INFO if often and not (over_size or many_steps or heavy_frames) else Severity.WARNING)
     )
+    params: dict[str, object] = {**_params(f, has_preview, new_w, new_h, new_steps, new_frames)}
+    if new_frames is not None:
+        # A video preview: the step names the frame count it changes (alone, or with size or steps).
+        params["lever"] = "frames" if len(edits) == 1 else "frames_more"
     return SPEC.finding(
         evidence=_evidence(f, sampling_trouble, over_size, many_steps, heavy_frames, often),
-        params=_params(f, has_preview, new_w, new_h, new_steps, new_frames),
+        params=params,
         edits=edits,
         severity=severity,
     )
