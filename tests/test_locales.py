@@ -45,6 +45,7 @@ RULE_PARAMS: dict[str, set[str]] = {
         "new_width",
         "new_height",
         "new_steps",
+        "new_frames",  # A8: a video preview renders fewer frames
         "paths_off",
     },
     "no_quantize_big_model": {"family_label", "params_b", "qtype", "paths_off"},
