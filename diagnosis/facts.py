@@ -507,6 +507,7 @@ def _read_datasets(cfg: _Config, facts: Facts) -> None:
             value, present = cfg.bool(f"datasets[{i}].{key}", ("datasets", i, key), False)
             if present and value:
                 ds.latents_cached = True
+                ds.latents_on_disk = ds.latents_on_disk or key == "cache_latents_to_disk"
         ds.caption_dropout = _as_float(item.get("caption_dropout_rate")) or 0.0
         if "caption_dropout_rate" in item:
             cfg.note(

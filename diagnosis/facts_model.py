@@ -18,6 +18,7 @@ class DatasetFacts(Record):
     index: int
     resolutions: list[int] = field(default_factory=list)
     latents_cached: bool = False
+    latents_on_disk: bool = False  # `cache_latents_to_disk: true` (not only in RAM)
     caption_dropout: float = 0.0
     num_frames: int = 1
     control_images: int = 0

@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 
-from diagnosis.facts_model import Facts
+from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import family_for
+from diagnosis.models import LogLine, OomEvent, OomKind, OtherProcess, Phase
 from diagnosis.render.templating import TARGETS, Wording
 from diagnosis.render.view import usable_params
 from diagnosis.rules import spec_of
+from tests.test_rules import GIB, gpu_event
 
 LANGS = ("en", "ja")
 
@@ -61,3 +63,88 @@ def test_a_video_preview_step_names_the_frames_it_changes(lang: str) -> None:
     assert "81" in shown["action"] and str(finding.params["new_frames"]) in shown["action"], shown
     assert "num_frames" in shown["fix"] and "Num Frames" in shown["ui_path"], shown
     assert "Width / Height" not in shown["fix"], shown
+
+
+QWEN = ("qwen_image", "Qwen/Qwen-Image")
+QEDIT = ("qwen_image_edit_plus", "Qwen/Qwen-Image-Edit-2509")
+ALL_ON = {"quantize": True, "quantize_te": True, "low_vram": True, "cache_text_embeddings": True}
+ALL_BUT_QUANTIZE = {**ALL_ON, "quantize": False}
+
+
+def oom(f: Facts, phase: Phase, **event: Any) -> Facts:
+    f.has_log = f.has_oom = f.gpu_oom = True
+    f.fatal = gpu_event(**event)
+    f.phase = phase
+    return f
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_next_line_does_not_ask_for_options_already_on(lang: str) -> None:
+    # Case 103: quantized (uint4 ARA), Low VRAM and cached embeddings, and an OOM at the first preview.
+    f = oom(
+        config(*QWEN, **ALL_ON, sample_width=1536, sample_height=1536, sample_steps=40),
+        Phase.FIRST_SAMPLE,
+    )
+    shown = texts("preview_heavy", f, lang)
+    assert "Low VRAM" not in shown["next"] and "Cache Text Embeddings" not in shown["next"], shown
+    assert "skip_first_sample" in shown["next"], shown
+    # Only what is still off is named.
+    f.low_vram = False
+    assert "Low VRAM" in texts("preview_heavy", f, lang)["next"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_quantized_text_encoder_is_not_told_to_quantize(lang: str) -> None:
+    f = config(*QEDIT, quantize=True, quantize_te=True, low_vram=True)
+    shown = texts("text_encoder_not_unloaded_or_cached", f, lang)
+    assert "quantize_te" not in shown["fix"] and "Quantize Text Encoder" not in shown["next"], shown
+    assert "cache_text_embeddings: true" in shown["fix"], shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_quantize_step_next_line_skips_what_is_on(lang: str) -> None:
+    f = oom(
+        config(*QWEN, **ALL_BUT_QUANTIZE),
+        Phase.MODEL_LOAD,
+    )
+    shown = texts("no_quantize_big_model", f, lang)
+    assert "Low VRAM" not in shown["next"] and "Cache" not in shown["next"], shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_host_ram_fixes_suit_the_phase_and_the_config(lang: str) -> None:
+    f = config(*QWEN, **ALL_ON)
+    f.datasets = [DatasetFacts(index=0, latents_cached=True, latents_on_disk=True)]
+    f.has_log = f.has_oom = True
+    f.host_oom = OomEvent(OomKind.HOST_KILLED, LogLine(1, "Killed"))
+    # Latents already go to disk: that is not a lever left.
+    f.phase = Phase.TRAINING_STEP
+    assert "cache_latents_to_disk" not in texts("system_ram_oom", f, lang)["fix"]
+    # While the model loads, no dataset has been read: neither latents nor workers matter yet.
+    f.phase = Phase.QUANTIZE
+    shown = texts("system_ram_oom", f, lang)
+    assert "cache_latents_to_disk" not in shown["fix"] and "num_workers" not in shown["fix"], shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_other_programs_next_line_follows_the_phase(lang: str) -> None:
+    others = {"other_processes": [OtherProcess(pid=7, bytes=20 * GIB)], "process_bytes": GIB // 2}
+    load = oom(
+        config(*QWEN, **ALL_BUT_QUANTIZE),
+        Phase.MODEL_LOAD,
+        **others,
+    )
+    shown = texts("other_process_on_gpu", load, lang)
+    assert "Batch Size" not in shown["next"] and "Quantize" in shown["next"], shown
+    caching = oom(config(*QWEN, **ALL_ON), Phase.LATENT_CACHING, **others)
+    shown = texts("other_process_on_gpu", caching, lang)
+    assert "Batch Size" not in shown["next"] and "Datasets → Resolutions" in shown["next"], shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_after_a_training_step_the_bucket_next_line_leaves_the_preview_out(lang: str) -> None:
+    # Case 105: the baseline preview finished, then a step failed at the 1536 bucket.
+    f = oom(config(*QWEN, **ALL_ON, buckets=[512, 1024, 1536], max_bucket=1536), Phase.TRAINING_STEP)
+    f.datasets = [DatasetFacts(index=0, resolutions=[512, 1024, 1536])]
+    shown = texts("bucket_too_large", f, lang)
+    assert "Sample" not in shown["next"] and "Low VRAM" not in shown["next"], shown

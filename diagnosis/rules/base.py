@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from diagnosis.facts_model import DatasetFacts, Facts
-from diagnosis.families import Family, table
+from diagnosis.families import Family, table, thresholds
 from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, KeyPath, Phase, Severity
 
 GIB = 1024**3
@@ -107,3 +107,46 @@ def whole_config(f: Facts) -> bool:
 
 def fmt_gib(value: float) -> float:
     return round(value, 2)
+
+
+# The model's low-memory options, by the names the UI gives them (the same in every language).
+QUANTIZE, LOW_VRAM, CACHE_TE, QUANTIZE_TE, LAYER_OFFLOADING = (
+    "Quantize",
+    "Low VRAM",
+    "Cache Text Embeddings",
+    "Quantize Text Encoder",
+    "Layer Offloading",
+)
+
+
+def options_off(f: Facts, skip: Iterable[str] = (), offload: bool = False) -> list[str] | None:
+    """The model's low-memory options that apply to its family and are still off, in the order they are
+    usually tried; None when the config does not show them (no whole config, or an unknown model)."""
+    if not whole_config(f) or f.family_info is None:
+        return None
+    fam = family(f)
+    te = fam.text_encoder is not None and not f.train_text_encoder
+    off = {
+        QUANTIZE: not f.quantize and (f.params_b or 0) >= thresholds().big_model_b,
+        LOW_VRAM: fam.low_vram and not f.low_vram,
+        CACHE_TE: te and not (f.cache_text_embeddings or f.unload_text_encoder),
+        QUANTIZE_TE: te and not f.quantize_te,
+        LAYER_OFFLOADING: offload and fam.layer_offloading and not f.layer_offloading,
+    }
+    skipped = set(skip)
+    return [name for name, is_off in off.items() if is_off and name not in skipped]
+
+
+def then_params(
+    f: Facts, skip: Iterable[str] = (), prefix: str = "", offload: bool = False
+) -> dict[str, Any]:
+    """What the "still out of memory?" line can say from the config: the options still off
+    (`then: <prefix>paths`, `paths_off`) or that all are on (`then: <prefix>all_on`). The catalogue
+    has a `when_then_<value>.next` for each; without a config the rule's plain `next` is used, or
+    `when_then_<prefix>unknown` when the prefix names a phase."""
+    off = options_off(f, skip, offload)
+    if off is None:
+        return {"then": f"{prefix}unknown"} if prefix else {}
+    if not off:
+        return {"then": f"{prefix}all_on"}
+    return {"then": f"{prefix}paths", "paths_off": ", ".join(off)}

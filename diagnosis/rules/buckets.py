@@ -6,7 +6,17 @@ from typing import Any
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
-from diagnosis.rules.base import CACHING_PHASES, RuleSpec, ds_ev, ev, family, gpu_oom, step_oom, vram
+from diagnosis.rules.base import (
+    CACHING_PHASES,
+    RuleSpec,
+    ds_ev,
+    ev,
+    family,
+    gpu_oom,
+    step_oom,
+    then_params,
+    vram,
+)
 
 # Dropping the largest bucket after a step OOM only helps when a high-resolution one is there.
 _HIGH_RES = 1024
@@ -56,7 +66,10 @@ def check(f: Facts) -> Finding | None:
         evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
         # Exact buckets to keep are named only where the edit keeps them; advice names no buckets.
         params={"max_bucket": largest, "limit": limit}
-        | ({"new_buckets": ", ".join(str(b) for b in keep)} if over else {}),
+        | ({"new_buckets": ", ".join(str(b) for b in keep)} if over else {})
+        # After a training step or while caching, the preview is not what failed: the next line
+        # leaves it out.
+        | then_params(f, prefix="" if in_step or f.phase in CACHING_PHASES else "preview_"),
         # After a step OOM with buckets the card usually holds, dropping the largest is advice: the log
         # alone cannot say that the bucket was the cause, and an edit would be asked for again (the same
         # log over the corrected config would drop the next bucket).

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
-from diagnosis.models import Applicability, Evidence, Finding, OomKind, OtherProcess, Severity
-from diagnosis.rules.base import GIB, RuleSpec, checks_config, ev, family, fmt_gib, gpu_oom, vram
+from diagnosis.models import Applicability, Evidence, Finding, OomKind, OtherProcess, Phase, Severity
+from diagnosis.rules.base import (
+    GIB,
+    LOAD_PHASES,
+    RuleSpec,
+    checks_config,
+    ev,
+    family,
+    fmt_gib,
+    gpu_oom,
+    then_params,
+    vram,
+)
 
 
 def _foreign(f: Facts) -> list[OtherProcess]:
@@ -55,7 +66,7 @@ def check_other_process(f: Facts) -> Finding | None:
         return SPEC.finding(
             evidence=ev(f, "user_other_programs", "oom"),
             # Nothing measured: no size and no PIDs to quote.
-            params={"reason": "user_says"},
+            params={"reason": "user_says", **_next_by_phase(f)},
             severity=Severity.WARNING,
         )
     return None
@@ -66,9 +77,19 @@ def _finding(
 ) -> Finding:
     return SPEC.finding(
         evidence=[*ev(f, "oom"), *(extra or []), *ev(f, "user_other_programs")],
-        params=_params(held, procs, reason),
+        params=_params(held, procs, reason) | _next_by_phase(f),
         severity=Severity.ERROR,
     )
+
+
+def _next_by_phase(f: Facts) -> dict[str, object]:
+    """What to lower once the card is free depends on the phase that failed (RULES.md "Phase changes
+    the order"): while loading, the model's low-memory options; while caching latents, the buckets."""
+    if f.phase in LOAD_PHASES:
+        return then_params(f, prefix="load_")
+    if f.phase == Phase.LATENT_CACHING:
+        return {"then": "caching"}
+    return {}
 
 
 def _params(held: int, procs: list[OtherProcess], reason: str) -> dict[str, object]:
@@ -121,8 +142,18 @@ def check_system_ram(f: Facts) -> Finding | None:
         return None
     return SYSTEM_RAM.finding(
         evidence=ev(f, "host_oom", "user_host_killed", "layer_offloading"),
-        params={"signal": signal, "layer_offloading": f.layer_offloading},
+        params={"signal": signal, "layer_offloading": f.layer_offloading, **_ram_case(f)},
     )
+
+
+def _ram_case(f: Facts) -> dict[str, object]:
+    """Which fix bullets apply: while the model loads no dataset is read yet; latents already cached
+    to disk are not a RAM lever left."""
+    if f.phase in LOAD_PHASES:
+        return {"ram_case": "load"}
+    if f.datasets and all(ds.latents_on_disk for ds in f.datasets):
+        return {"ram_case": "on_disk"}
+    return {}
 
 
 def check_pagefile(f: Facts) -> Finding | None:

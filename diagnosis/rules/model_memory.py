@@ -8,7 +8,20 @@ import re
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
-from diagnosis.rules.base import RuleSpec, checks_config, ev, family, load_oom, path, step_oom, vram
+from diagnosis.rules.base import (
+    CACHE_TE,
+    LOW_VRAM,
+    QUANTIZE,
+    RuleSpec,
+    checks_config,
+    ev,
+    family,
+    load_oom,
+    path,
+    step_oom,
+    then_params,
+    vram,
+)
 
 # A text encoder this big (bf16 GiB) kept unquantized on a 24 GB card crowds out the transformer.
 _TE_BIG_GIB = 8.0
@@ -57,7 +70,12 @@ def check_quantize(f: Facts) -> Finding | None:
     qtype, qtype_edits = _quantize_params(f)
     return NO_QUANTIZE.finding(
         evidence=ev(f, "quantize", "qtype", "arch", "oom"),
-        params={"family_label": f.family_label, "params_b": f.params_b, **qtype},
+        params={
+            "family_label": f.family_label,
+            "params_b": f.params_b,
+            **qtype,
+            **then_params(f, [QUANTIZE]),
+        },
         edits=[ConfigEdit(path(f, "quantize", ("model", "quantize")), True), *qtype_edits],
         severity=Severity.ERROR if load_oom(f) or step_oom(f) else Severity.WARNING,
     )
@@ -73,7 +91,7 @@ def check_low_vram(f: Facts) -> Finding | None:
         return None
     return NO_LOW_VRAM.finding(
         evidence=ev(f, "low_vram", "arch", "oom"),
-        params={"family_label": f.family_label},
+        params={"family_label": f.family_label, **then_params(f, [LOW_VRAM], offload=True)},
         edits=[ConfigEdit(path(f, "low_vram", ("model", "low_vram")), True)],
         severity=Severity.ERROR if load_oom(f) else Severity.WARNING,
     )
@@ -122,7 +140,13 @@ def check_text_encoder(f: Facts) -> Finding | None:
     drops_dropout = any(e.path[-1] == "caption_dropout_rate" for e in edits)
     return TEXT_ENCODER.finding(
         evidence=ev(f, "cache_text_embeddings", "unload_text_encoder", "quantize_te", "arch"),
-        params={**_te_params(f, False), "drops_dropout": drops_dropout},
+        # Already quantized, the encoder has one change left: the fix does not offer quantizing it.
+        params={
+            **_te_params(f, False),
+            "drops_dropout": drops_dropout,
+            **({"te_quantized": True} if f.quantize_te else {}),
+            **then_params(f, [CACHE_TE]),
+        },
         edits=edits,
         applicability=Applicability.CHANGES_RESULTS if drops_dropout else None,
     )

@@ -13,6 +13,7 @@ from diagnosis.rules.base import (
     family,
     path,
     step_oom,
+    then_params,
     vram,
     whole_config,
 )
@@ -36,7 +37,7 @@ def check_video_frames(f: Facts) -> Finding | None:
         return None
     return VIDEO.finding(
         evidence=ds_ev(f, over, "num_frames"),
-        params={"frames": f.num_frames, "new_frames": limit},
+        params={"frames": f.num_frames, "new_frames": limit, **then_params(f)},
         edits=[ConfigEdit(("datasets", ds.index, "num_frames"), limit) for ds in over],
         severity=Severity.ERROR if step_oom(f) else Severity.WARNING,
     )
@@ -47,7 +48,7 @@ def check_dtype(f: Facts) -> Finding | None:
         return None
     return DTYPE.finding(
         evidence=ev(f, "dtype", "section_train"),
-        params={"dtype": f.dtype if f.dtype_explicit else None},
+        params={"dtype": f.dtype if f.dtype_explicit else None, **then_params(f)},
         edits=[ConfigEdit(path(f, "dtype", ("train", "dtype")), "bf16")],
     )
 
