@@ -3,9 +3,9 @@
 INDEX = {
     '13797:bf9b7c70': 'diagnosis_data_families',
     '2032:fb4c6b77': 'locales_ja_cli',
-    '21630:2254a822': 'locales_ja_rules',
+    '21807:bffb252b': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
-    '30594:0f97553e': 'locales_en_rules',
+    '30845:0a2a8449': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
-from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, Severity
+from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, Phase, Severity
 from diagnosis.rules.base import SAMPLING_PHASES, RuleSpec, checks_config, ev, family, path, then_params, vram
 
 _MULTIPLE = 64  # sample sizes are rounded to the model's divisibility; 64 suits every family
@@ -136,7 +136,8 @@ def check(f: Facts) -> Finding | None:
     if new_frames is not None:
         # A video preview: the step names the frame count it changes (alone, or with size or steps).
         params["lever"] = "frames" if len(edits) == 1 else "frames_more"
-    params.update(then_params(f))
+    # Skipping the first preview only helps when the first one is what fails (or nothing failed yet).
+    params.update(then_params(f, prefix="periodic_" if f.phase == Phase.SAMPLING else ""))
     return SPEC.finding(
         evidence=_evidence(f, sampling_trouble, over_size, many_steps, heavy_frames, often),
         params=params,
