@@ -14,7 +14,7 @@ import os
 import stat
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from diagnosis.limits import DEFAULT_LIMITS
 from oomcheck import __version__
@@ -230,6 +230,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         steps=None if args.format == "json" else 1,
     )
 
+    fix = _plan_fix(args, texts, report, lang) if args.fix else None
     if args.format == "json":
         import json
 
@@ -239,11 +240,12 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         from diagnosis.render import render_cli
 
-        out.write(render_cli(report, fmt=args.format, fixing=args.fix))
+        restored = fix is not None and fix.target is not None and fix.restored
+        out.write(render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored))
         if args.diff and report.diff:
             out.write("\n" + report.diff)
 
-    if args.fix and not _write_fix(args, texts, report, lang, err):
+    if fix is not None and not _write_fix(fix, lang, err):
         return EXIT_USAGE
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 
@@ -273,13 +275,22 @@ def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list
     return "\n".join(out)
 
 
-def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str, err: TextIO) -> bool:
-    """Write the corrected config; False when it could not be written (the disk said no)."""
+class _Fix(NamedTuple):
+    """What --fix is about to do: write `corrected` to `target` (None: nothing to write), after saying
+    `notes`; `restored`: the written file has the user's own home paths back."""
+
+    target: str | None
+    corrected: str
+    restored: bool
+    notes: list[str]
+
+
+def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str) -> _Fix:
+    """Decided before the reply is printed, which says whether the written file keeps the user's paths."""
     corrected = report.corrected_config
     config = report.config
     if corrected is None or config is None:
-        err.write(cli_message("cli.nothing_to_fix", lang) + "\n")
-        return True
+        return _Fix(None, "", False, [cli_message("cli.nothing_to_fix", lang)])
     from pathlib import Path  # only a run that writes a file pays for pathlib's import
 
     from diagnosis.decode import decode
@@ -292,7 +303,8 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
     original = decode(texts[index], DEFAULT_LIMITS.max_input_bytes).text
     redacted, secrets = scrub(original, config.piece.source)
     whole_file = raw != "-" and redacted.rstrip("\n") == config.piece.text.rstrip("\n")
-    if whole_file and any(hit.kind == "home_path" for hit in secrets):
+    restored = whole_file and any(hit.kind == "home_path" for hit in secrets)
+    if restored:
         newline = config.piece.newline
         lf = corrected.replace(newline, "\n")
         corrected = _restore_home_paths(original, redacted, lf, secrets).replace("\n", newline)
@@ -311,18 +323,29 @@ def _write_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lan
         # --in-place is a way out only for a file that is the config alone (given, it would be in place).
         could_overwrite = whole_file and not holds_token
         key = "cli.fix_exists_in_place" if could_overwrite else "cli.fix_exists"
-        err.write(cli_message(key, lang, path=str(target)) + "\n")
-        return True
+        return _Fix(None, "", False, [cli_message(key, lang, path=str(target))])
+    notes = []
     if args.in_place and not in_place:
         reason = "cli.not_in_place_token" if whole_file else "cli.not_in_place"
-        err.write(cli_message(reason, lang, path=raw) + "\n")
+        notes.append(cli_message(reason, lang, path=raw))
+    return _Fix(str(target), corrected, restored, notes)
+
+
+def _write_fix(fix: _Fix, lang: str, err: TextIO) -> bool:
+    """Say the plan's notes and write the corrected config; False when the disk refused it."""
+    for note in fix.notes:
+        err.write(note + "\n")
+    if fix.target is None:
+        return True
     try:
-        target.write_text(corrected, encoding="utf-8", newline="")  # keep the config's own line breaks
+        # newline="": the corrected text keeps the config's own line breaks
+        with open(fix.target, "w", encoding="utf-8", newline="") as fh:
+            fh.write(fix.corrected)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        err.write(cli_message("cli.unwritable", lang, path=str(target), reason=reason) + "\n")
+        err.write(cli_message("cli.unwritable", lang, path=fix.target, reason=reason) + "\n")
         return False
-    err.write(cli_message("cli.fix_written", lang, path=str(target)) + "\n")
+    err.write(cli_message("cli.fix_written", lang, path=fix.target) + "\n")
     return True
 
 

@@ -252,20 +252,36 @@ def test_help_is_as_wide_as_argparse_would_make_it(columns: str, monkeypatch: py
 def test_a_corrected_config_that_cannot_be_written_is_a_usage_error_not_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import errno
-
-    config = tmp_path / "job.yaml"
-    config.write_bytes((EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_bytes())
-
-    def refuse(self: Path, *args: object, **kwargs: object) -> int:
-        raise OSError(errno.EROFS, "Read-only file system", str(self))
-
-    monkeypatch.setattr(Path, "write_text", refuse)
-    for lang, said in (("en", "Cannot write"), ("ja", "書き込めません")):
-        code, out, err = run("check", str(config), "--fix", "--lang", lang)
+    # Read from stdin, the corrected config goes to the working folder: here one that is gone.
+    text = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_bytes()
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    for lang, said in (
+        ("en", "Cannot write oomcheck.fixed.yaml"),
+        ("ja", "oomcheck.fixed.yaml に書き込めません"),
+    ):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text), encoding="utf-8"))
+        code, out, err = run("check", "-", "--fix", "--lang", lang)
         assert code == EXIT_USAGE
         assert out  # the diagnosis itself was still printed
-        assert said in err and "Read-only file system" in err and "Traceback" not in err
+        assert said in err and "No such file or directory" in err and "Traceback" not in err
+
+
+def test_fix_says_the_written_file_keeps_the_users_paths(tmp_path: Path) -> None:
+    text = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    home = text.replace('folder_path: "datasets/my_person"', 'folder_path: "/home/alice/datasets/my_person"')
+    assert home != text
+    config = tmp_path / "job.yaml"
+    config.write_text(home, encoding="utf-8")
+    _, out, _ = run("check", str(config), "--lang", "en")
+    assert "Put yours back" in out  # the reply shows USER, and nothing was written
+    _, out, _ = run("check", str(config), "--fix", "--lang", "en")
+    assert "Put yours back" not in out and "keeps your own paths" in out
+    assert "/home/alice/datasets/my_person" in (tmp_path / "job.fixed.yaml").read_text(encoding="utf-8")
+    _, out, err = run("check", str(config), "--fix", "--lang", "en")  # not written: it exists
+    assert "already exists" in err and "Put yours back" in out
 
 
 def test_an_existing_fixed_file_names_in_place_only_where_it_would_help(tmp_path: Path) -> None:
