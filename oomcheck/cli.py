@@ -240,7 +240,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         from diagnosis.render import render_cli
 
-        restored = fix is not None and fix.target is not None and fix.restored
+        restored = fix is not None and fix.restored
         out.write(render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored))
         if args.diff and report.diff:
             out.write("\n" + report.diff)
