@@ -9,7 +9,7 @@ INDEX = {
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
-    '4793:3095083f': 'locales_ja_reply',
+    '5242:3d757d3e': 'locales_ja_reply',
     '5653:78df6fea': 'diagnosis_data_prose',
-    '6305:f37e49fb': 'locales_en_reply',
+    '7009:7dbb453d': 'locales_en_reply',
 }
