@@ -200,7 +200,7 @@ def test_bucket_over_the_class_limit() -> None:
         "limit": 1024,
         "new_buckets": "512, 768, 1024",
         "then": "preview_paths",
-        "paths_off": "Low VRAM, Cache Text Embeddings",
+        "paths_off": "low_vram (Show Advanced), Cache Text Embeddings",
     }
     assert [(e.path, e.value) for e in found.edits] == [(("datasets", 0, "resolution"), [512, 768, 1024])]
 
@@ -343,7 +343,12 @@ def test_video_single_frame_is_fine() -> None:
 
 def test_dtype_missing_means_fp32() -> None:
     found = check("dtype_fp32", facts(dtype="fp32", dtype_explicit=False))
-    assert found.params == {"dtype": None, "then": "paths", "paths_off": "Low VRAM, Cache Text Embeddings"}
+    assert found.params == {
+        "dtype": None,
+        "then": "paths",
+        # FLUX.1: the Model panel does not show Low VRAM.
+        "paths_off": "low_vram (Show Advanced), Cache Text Embeddings",
+    }
     assert [(e.path, e.value) for e in found.edits] == [(("train", "dtype"), "bf16")]
 
 

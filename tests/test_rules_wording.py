@@ -156,3 +156,35 @@ def test_a_periodic_preview_oom_is_not_told_to_skip_the_first_preview(lang: str)
     f = oom(config(*QWEN, **ALL_ON, sample_width=1536, sample_height=1536, sample_steps=40), Phase.SAMPLING)
     shown = texts("preview_heavy", f, lang)
     assert "skip_first_sample" not in shown["next"] and "Disable Sampling" in shown["next"], shown
+
+
+FLUX = ("flux", "black-forest-labs/FLUX.1-dev")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_unload_te_is_named_only_where_the_model_has_it(lang: str) -> None:
+    # Qwen-Image-Edit-2509 has no Unload TE: "not available" must not be followed by "(or Unload TE)".
+    shown = texts("text_encoder_not_unloaded_or_cached", config(*QEDIT, quantize=True, low_vram=True), lang)
+    assert "Unload TE" not in shown["ui_path"], shown
+    flux = config(*FLUX, quantize=True, vram_gib=12.0)
+    assert "Unload TE" in texts("text_encoder_not_unloaded_or_cached", flux, lang)["ui_path"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_low_vram_is_reached_through_show_advanced_where_the_ui_hides_it(lang: str) -> None:
+    # The Model panel shows no Low VRAM for FLUX.1 / Kontext / Flex / Chroma (config-reference §4.3).
+    shown = texts("no_low_vram", config(*FLUX, quantize=True, vram_gib=16.0), lang)
+    assert "Show Advanced" in shown["ui_path"] and "low_vram: true" in shown["ui_path"], shown
+    assert "Show Advanced" not in texts("no_low_vram", config(*QWEN, quantize=True), lang)["ui_path"]
+    # Other steps' "still off" lists name it the same way.
+    te = texts("text_encoder_not_unloaded_or_cached", config(*FLUX, quantize=True, vram_gib=12.0), lang)
+    assert "low_vram (Show Advanced)" in te["next"], te
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_layer_offloading_is_offered_only_to_families_that_have_it(lang: str) -> None:
+    # A fragment: the options still off are not known, so the plain "next" line is shown.
+    flux = config(*FLUX, vram_gib=16.0, config_shape="fragment")
+    assert "Layer Offloading" not in texts("no_low_vram", flux, lang)["next"]
+    qwen = config(*QWEN, quantize=True, config_shape="fragment")
+    assert "Layer Offloading" in texts("no_low_vram", qwen, lang)["next"]

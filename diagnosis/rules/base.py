@@ -134,7 +134,12 @@ def options_off(f: Facts, skip: Iterable[str] = (), offload: bool = False) -> li
         LAYER_OFFLOADING: offload and fam.layer_offloading and not f.layer_offloading,
     }
     skipped = set(skip)
-    return [name for name, is_off in off.items() if is_off and name not in skipped]
+    return [_ui_name(fam, name) for name, is_off in off.items() if is_off and name not in skipped]
+
+
+def _ui_name(fam: Family, option: str) -> str:
+    # The Model panel does not show Low VRAM for every family: there the key itself is the way in.
+    return "low_vram (Show Advanced)" if option == LOW_VRAM and not fam.ui_low_vram else option
 
 
 def then_params(

@@ -91,7 +91,14 @@ def check_low_vram(f: Facts) -> Finding | None:
         return None
     return NO_LOW_VRAM.finding(
         evidence=ev(f, "low_vram", "arch", "oom"),
-        params={"family_label": f.family_label, **then_params(f, [LOW_VRAM], offload=True)},
+        # Flags that only pick texts (after `then`, whose "next" wins): the UI hides Low VRAM for
+        # some families, and only some support Layer Offloading (config-reference §1.3, §4.3).
+        params={
+            "family_label": f.family_label,
+            **then_params(f, [LOW_VRAM], offload=True),
+            **({"offload": True} if fam.layer_offloading else {}),
+            **({"ui_hidden": True} if not fam.ui_low_vram else {}),
+        },
         edits=[ConfigEdit(path(f, "low_vram", ("model", "low_vram")), True)],
         severity=Severity.ERROR if load_oom(f) else Severity.WARNING,
     )
@@ -108,10 +115,16 @@ def _te_edits(f: Facts) -> list[ConfigEdit]:
 
 def _te_params(f: Facts, cached: bool) -> dict[str, object]:
     te = family(f).text_encoder
-    params: dict[str, object] = {"can_unload": family(f).unload_te, "cached": cached}
+    params: dict[str, object] = {"cached": cached}
     if te is not None:
         params["te_name"] = te.name
     return params
+
+
+def _can_unload(f: Facts) -> dict[str, object]:
+    # Last among the params: its `when_can_unload` texts (the UI path and effect naming Unload TE)
+    # give way to those of the flags before it (cached, drops_dropout).
+    return {"can_unload": family(f).unload_te}
 
 
 def check_text_encoder(f: Facts) -> Finding | None:
@@ -123,7 +136,7 @@ def check_text_encoder(f: Facts) -> Finding | None:
         cached = f.cache_text_embeddings or f.says_te_cached
         return TEXT_ENCODER.finding(
             evidence=ev(f, "user_te", "user_te_cached", "cache_text_embeddings", "unload_text_encoder"),
-            params=_te_params(f, cached),
+            params={**_te_params(f, cached), **_can_unload(f)},
         )
     if not checks_config(f) or te is None:
         return None
@@ -146,6 +159,7 @@ def check_text_encoder(f: Facts) -> Finding | None:
             "drops_dropout": drops_dropout,
             **({"te_quantized": True} if f.quantize_te else {}),
             **then_params(f, [CACHE_TE]),
+            **_can_unload(f),
         },
         edits=edits,
         applicability=Applicability.CHANGES_RESULTS if drops_dropout else None,
