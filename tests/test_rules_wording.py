@@ -188,3 +188,19 @@ def test_layer_offloading_is_offered_only_to_families_that_have_it(lang: str) ->
     assert "Layer Offloading" not in texts("no_low_vram", flux, lang)["next"]
     qwen = config(*QWEN, quantize=True, config_shape="fragment")
     assert "Layer Offloading" in texts("no_low_vram", qwen, lang)["next"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_next_line_does_not_lower_a_batch_size_of_one(lang: str) -> None:
+    batch = "Batch Size"
+    gc = config(*FLUX, quantize=True, gc_explicit=True, gradient_checkpointing=False, batch_size=1)
+    assert batch not in texts("gc_off", gc, lang)["next"]
+    gc.batch_size = 4
+    assert batch in texts("gc_off", gc, lang)["next"]
+    # The user's word that another program runs, in a training step, with batch 1: buckets and preview.
+    others = oom(config(*FLUX, quantize=True, batch_size=1, says_other_programs=True), Phase.TRAINING_STEP)
+    shown = texts("other_process_on_gpu", others, lang)
+    assert batch not in shown["next"] and ("bucket" in shown["next"] or "バケット" in shown["next"]), shown
+    # No config: the batch size is not known, so lowering it stays on the list.
+    others.has_config = others.config_parsed = False
+    assert batch in texts("other_process_on_gpu", others, lang)["next"]

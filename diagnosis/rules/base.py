@@ -119,6 +119,14 @@ QUANTIZE, LOW_VRAM, CACHE_TE, QUANTIZE_TE, LAYER_OFFLOADING = (
 )
 
 
+def batch_one(f: Facts) -> dict[str, Any]:
+    """`batch_one` when the config trains with batch size 1 already: the "still out of memory?" line
+    then has a `when_batch_one` wording without "lower Batch Size". Flag only; a rule puts it after
+    `then`, whose wording wins where both have one."""
+    known = "batch_size" in f.paths or whole_config(f)
+    return {"batch_one": True} if known and f.batch_size <= 1 else {}
+
+
 def options_off(f: Facts, skip: Iterable[str] = (), offload: bool = False) -> list[str] | None:
     """The model's low-memory options that apply to its family and are still off, in the order they are
     usually tried; None when the config does not show them (no whole config, or an unknown model)."""

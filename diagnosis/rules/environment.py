@@ -9,6 +9,7 @@ from diagnosis.rules.base import (
     GIB,
     LOAD_PHASES,
     RuleSpec,
+    batch_one,
     checks_config,
     ev,
     family,
@@ -66,7 +67,7 @@ def check_other_process(f: Facts) -> Finding | None:
         return SPEC.finding(
             evidence=ev(f, "user_other_programs", "oom"),
             # Nothing measured: no size and no PIDs to quote.
-            params={"reason": "user_says", **_next_by_phase(f)},
+            params={"reason": "user_says", **_next_by_phase(f), **batch_one(f)},
             severity=Severity.WARNING,
         )
     return None
@@ -77,7 +78,7 @@ def _finding(
 ) -> Finding:
     return SPEC.finding(
         evidence=[*ev(f, "oom"), *(extra or []), *ev(f, "user_other_programs")],
-        params=_params(held, procs, reason) | _next_by_phase(f),
+        params=_params(held, procs, reason) | _next_by_phase(f) | batch_one(f),
         severity=Severity.ERROR,
     )
 
@@ -118,7 +119,7 @@ def check_fragmentation(f: Facts) -> Finding | None:
         return None
     return FRAGMENTATION.finding(
         evidence=ev(f, "oom"),
-        params={"reserved_gib": fmt_gib(reserved / GIB), "tried_gib": fmt_gib(tried / GIB)},
+        params={"reserved_gib": fmt_gib(reserved / GIB), "tried_gib": fmt_gib(tried / GIB), **batch_one(f)},
     )
 
 

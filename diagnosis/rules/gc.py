@@ -10,6 +10,7 @@ from diagnosis.rules.base import (
     LOAD_PHASES,
     SAMPLING_PHASES,
     RuleSpec,
+    batch_one,
     checks_config,
     ds_ev,
     ev,
@@ -38,7 +39,9 @@ def _edit(f: Facts) -> ConfigEdit:
 def check_gc_off(f: Facts) -> Finding | None:
     if not _gc_is_off(f):
         return None
-    return GC_OFF.finding(evidence=ev(f, "gradient_checkpointing"), edits=[_edit(f)], severity=_severity(f))
+    return GC_OFF.finding(
+        evidence=ev(f, "gradient_checkpointing"), params=batch_one(f), edits=[_edit(f)], severity=_severity(f)
+    )
 
 
 def dangerous(f: Facts) -> bool:
@@ -62,7 +65,7 @@ def check_risky(f: Facts) -> Finding | None:
         return None
     return RISKY.finding(
         evidence=[*ev(f, "gradient_checkpointing", "batch_size"), *ds_ev(f, f.datasets, "resolution")],
-        params={"family": f.family, "family_label": f.family_label},
+        params={"family": f.family, "family_label": f.family_label, **batch_one(f)},
         edits=[_edit(f)],
         severity=_severity(f),
     )

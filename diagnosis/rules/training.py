@@ -7,6 +7,7 @@ from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
 from diagnosis.rules.base import (
     RuleSpec,
+    batch_one,
     checks_config,
     ds_ev,
     ev,
@@ -105,7 +106,7 @@ def check_rank(f: Facts) -> Finding | None:
         )
     return RANK.finding(
         evidence=ev(f, "network_rank", "network_alpha"),
-        params={"rank": rank, "new_rank": new_rank},
+        params={"rank": rank, "new_rank": new_rank, **batch_one(f)},
         edits=edits,
     )
 
