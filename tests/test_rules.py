@@ -345,6 +345,7 @@ def test_dtype_missing_means_fp32() -> None:
     found = check("dtype_fp32", facts(dtype="fp32", dtype_explicit=False))
     assert found.params == {
         "dtype": None,
+        "dtype_missing": True,
         "then": "paths",
         # FLUX.1: the Model panel does not show Low VRAM.
         "paths_off": "low_vram (Show Advanced), Cache Text Embeddings",

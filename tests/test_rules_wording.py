@@ -9,7 +9,7 @@ import pytest
 
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import family_for
-from diagnosis.models import LogLine, OomEvent, OomKind, OtherProcess, Phase
+from diagnosis.models import Evidence, LogLine, OomEvent, OomKind, OtherProcess, Phase
 from diagnosis.render.templating import TARGETS, Wording
 from diagnosis.render.view import usable_params
 from diagnosis.rules import spec_of
@@ -204,3 +204,44 @@ def test_the_next_line_does_not_lower_a_batch_size_of_one(lang: str) -> None:
     # No config: the batch size is not known, so lowering it stays on the list.
     others.has_config = others.config_parsed = False
     assert batch in texts("other_process_on_gpu", others, lang)["next"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_missing_key_is_said_missing_not_quoted_as_its_section_header(lang: str) -> None:
+    for rule_id, key in (("dtype_fp32", "dtype"), ("optimizer_full_precision_states", "optimizer")):
+        g = config(*FLUX, quantize=True, dtype="fp32", dtype_explicit=False, optimizer="adamw")
+        g.full_finetune = True
+        g.paths["section_train"] = ("train",)
+        g.evidence["section_train"] = Evidence("stdin", 12, "train:")
+        finding = found(rule_id, g)
+        assert all(e.text != "train:" for e in finding.evidence), finding.evidence
+        params = usable_params(rule_id, dict(finding.params))
+        detail = str(Wording(lang, TARGETS["text"]).first(rule_id, ("detail", "detail_short"), params))
+        assert f"`{key}`" in detail and "`train:`" in detail, detail
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_preview_prompt_is_not_counted_as_prompts(lang: str) -> None:
+    preview = {"sample_width": 1536, "sample_height": 1536, "sample_steps": 40, "sample_every": 250}
+    f = config(*FLUX, **preview, sample_prompts=1)
+    w = Wording(lang, TARGETS["text"])
+
+    def detail(g: Facts) -> str:
+        params = usable_params("preview_heavy", dict(found("preview_heavy", g).params))
+        return str(w.first("preview_heavy", ("detail",), params))
+
+    one = detail(f)
+    assert "(s)" not in one and ("1 prompt at" in one or "1 件" in one), one
+    f.sample_prompts = 4
+    assert "4 prompts" in detail(f) or "4 件" in detail(f)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_yaml_invalid_texts_read_right_in_explain(lang: str) -> None:
+    # `oomcheck explain yaml_invalid` shows no line "above", and its `next` sits under "if it is
+    # still out of memory": it must be about what to do once the YAML parses.
+    w = Wording(lang, TARGETS["text"])
+    fix = "\n".join(w.rt_list("yaml_invalid", "fix"))
+    assert "above" not in fix and "上に" not in fix, fix
+    nxt = str(w.rt("yaml_invalid", "next"))
+    assert ("parses" in nxt or "読み込めるようになったら" in nxt) and ("log" in nxt or "ログ" in nxt), nxt

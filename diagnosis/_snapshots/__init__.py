@@ -3,9 +3,9 @@
 INDEX = {
     '14089:30a252be': 'diagnosis_data_families',
     '2032:fb4c6b77': 'locales_ja_cli',
-    '22722:9b30b090': 'locales_ja_rules',
+    '23184:f194c6cd': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
-    '32054:bbef908f': 'locales_en_rules',
+    '32683:04bd355e': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',

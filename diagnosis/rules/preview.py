@@ -133,6 +133,8 @@ def check(f: Facts) -> Finding | None:
         else (Severity.INFO if often and not (over_size or many_steps or heavy_frames) else Severity.WARNING)
     )
     params: dict[str, object] = {**_params(f, has_preview, new_w, new_h, new_steps, new_frames)}
+    if params.get("prompts") == 1:
+        params["one_prompt"] = True  # "1 prompt", not "1 prompts"
     if new_frames is not None:
         # A video preview: the step names the frame count it changes (alone, or with size or steps).
         params["lever"] = "frames" if len(edits) == 1 else "frames_more"

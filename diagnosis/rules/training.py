@@ -48,8 +48,13 @@ def check_dtype(f: Facts) -> Finding | None:
     if not whole_config(f) or f.dtype != "fp32" or (f.params_b or 0) < thresholds().dtype_model_b:
         return None
     return DTYPE.finding(
-        evidence=ev(f, "dtype", "section_train"),
-        params={"dtype": f.dtype if f.dtype_explicit else None, **then_params(f)},
+        # A missing key has no line to quote (the bare `train:` header says nothing): the detail says it.
+        evidence=ev(f, "dtype"),
+        params={
+            "dtype": f.dtype if f.dtype_explicit else None,
+            **({} if f.dtype_explicit else {"dtype_missing": True}),
+            **then_params(f),
+        },
         edits=[ConfigEdit(path(f, "dtype", ("train", "dtype")), "bf16")],
     )
 
@@ -83,8 +88,8 @@ def check_optimizer(f: Facts) -> Finding | None:
     if not (f.full_finetune or big_lora):
         return None
     return OPTIMIZER.finding(
-        evidence=ev(f, "optimizer", "section_train"),
-        params={"optimizer": f.optimizer},
+        evidence=ev(f, "optimizer"),
+        params={"optimizer": f.optimizer, **({} if "optimizer" in f.paths else {"optimizer_missing": True})},
         edits=[ConfigEdit(path(f, "optimizer", ("train", "optimizer")), "adamw8bit")],
     )
 
