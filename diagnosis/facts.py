@@ -715,6 +715,7 @@ _SAID: tuple[tuple[str, str, str], ...] = (
     ("other_programs", "says_other_programs", "user_other_programs"),
     ("te_not_released", "says_te_not_released", "user_te"),
     ("te_cached", "says_te_cached", "user_te_cached"),
+    ("wrong_gpu", "says_wrong_gpu", "user_wrong_gpu"),
     ("says_oom", "says_oom", "user_oom"),
     ("host_killed", "says_host_killed", "user_host_killed"),
 )

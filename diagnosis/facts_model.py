@@ -134,6 +134,7 @@ class Facts(Record):
     says_te_not_released: bool = False  # the user says the text encoder stays on the GPU
     says_te_cached: bool = False  # the user says `cache_text_embeddings` is already on
     prose_device_index: int | None = None  # `device: cuda:N` the user says they set
+    says_wrong_gpu: bool = False  # the user says the run lands on another card than the one chosen
     prose_buckets: list[int] = field(default_factory=list)  # resolutions named in the user's words
     secret_kinds: list[str] = field(default_factory=list)
     secret_count: int = 0

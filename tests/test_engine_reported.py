@@ -154,3 +154,12 @@ def test_a_device_mismatch_is_answered_with_the_device_not_with_closing_programs
         text = render_cli(report, lang=lang)
         assert "CUDA_VISIBLE_DEVICES" in text and "cuda:3" in text, lang
     assert "Make the run use the GPU you chose" in render_cli(report, lang="en")
+
+
+def test_a_run_the_user_says_lands_on_another_card_is_a_device_mismatch() -> None:
+    # Case 023: "trying to use 'GPU 2' which then in fact uses GPU 0 …" and no log: the reply was
+    # "not enough to tell why"; it is the device advice, quoting the user's words.
+    finding = _finding(_report("023"), "other_process_on_gpu")
+    assert finding.params["reason"] == "device_mismatch"
+    assert any(e.source == "user" and "GPU 0" in e.text for e in finding.evidence)
+    assert "another GPU than the one you chose" in render_cli(_report("023"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from diagnosis.config.parse import parse_config
 from diagnosis.facts import build_facts, choose_config
 from diagnosis.facts_model import Facts
+from diagnosis.facts_prose import read_prose
 from diagnosis.families import vram_class
 from diagnosis.models import Intake, LogFacts, LogLine, OomEvent, OomKind, Phase, Piece, PieceKind
 from diagnosis.rules import run_rules
@@ -225,3 +227,32 @@ def test_any_config_shape_gives_facts_and_rules_never_raise(data: dict[str, Any]
     findings, failed = run_rules(f)
     assert failed == []
     assert all(x.rule_id for x in findings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Program is using GPU 0 when told to use "GPU 2".',
+        'it is told to use "GPU 1", but actually it is using GPU 2',
+        "I get OOM errors because it is trying to run on the wrong card.",
+        '"GPU 0" is actually GPU 1.',
+        "設定で GPU 1 を指定したのに、実際には GPU 0 で学習が動いています",
+        "違うGPUで学習が始まってOOMになります",
+    ],
+)
+def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> None:
+    assert read_prose(text).wrong_gpu is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have 2 GPUs, GPU 0 is a 3090 and GPU 1 is a 4090.",
+        "I use GPU 0 for display and GPU 1 for training.",
+        "I picked the wrong GPU to buy lol",
+        "It OOMs on GPU 0, the 24 GB card, which is the one I chose.",
+        "別のGPUを買いました",
+    ],
+)
+def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
+    assert read_prose(text).wrong_gpu is None

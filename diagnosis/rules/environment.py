@@ -63,6 +63,14 @@ def check_other_process(f: Facts) -> Finding | None:
             unaccounted = total - event.free_bytes - event.process_bytes
             if unaccounted >= max(t.unaccounted_min_gib * GIB, t.unaccounted_min_fraction * total):
                 return _finding(f, unaccounted, [], "unaccounted")
+    if f.says_wrong_gpu and (f.has_oom or f.fatal is not None):
+        # The user's words: the job runs on another card than the one chosen (case 023). What the
+        # message measured comes first; the advice is that of a measured mismatch, the device first.
+        return SPEC.finding(
+            evidence=ev(f, "user_wrong_gpu", "oom"),
+            params={"reason": "device_mismatch", **_next_by_phase(f), **batch_one(f)},
+            severity=Severity.WARNING,
+        )
     if f.says_other_programs and (f.has_oom or f.fatal is not None):
         return SPEC.finding(
             evidence=ev(f, "user_other_programs", "oom"),
