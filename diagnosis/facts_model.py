@@ -135,6 +135,7 @@ class Facts(Record):
     says_te_cached: bool = False  # the user says `cache_text_embeddings` is already on
     prose_device_index: int | None = None  # `device: cuda:N` the user says they set
     says_wrong_gpu: bool = False  # the user says the run lands on another card than the one chosen
+    says_closed_others: bool = False  # the user says closing the other programs did not help
     prose_buckets: list[int] = field(default_factory=list)  # resolutions named in the user's words
     secret_kinds: list[str] = field(default_factory=list)
     secret_count: int = 0

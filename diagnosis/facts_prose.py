@@ -33,6 +33,7 @@ class _Patterns(NamedTuple):
     te_not_released: tuple[re.Pattern[str], ...]
     te_cached: tuple[re.Pattern[str], ...]
     wrong_gpu: tuple[re.Pattern[str], ...]
+    closed_others: tuple[re.Pattern[str], ...]
     device: re.Pattern[str]
     phase: tuple[tuple[Phase, tuple[re.Pattern[str], ...]], ...]
     says_oom: tuple[re.Pattern[str], ...]
@@ -127,6 +128,7 @@ def _patterns() -> _Patterns:
         te_not_released=_compile(raw["te_not_released"]),
         te_cached=_compile(raw["te_cached"]),
         wrong_gpu=_compile(raw["wrong_gpu"]),
+        closed_others=_compile(raw["closed_others"]),
         device=device,
         phase=tuple((Phase(k), _compile(v)) for k, v in raw["phase"].items()),
         says_oom=_compile(raw["says_oom"]),
@@ -156,7 +158,7 @@ def _index() -> _Index:
     p = _patterns()
     groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
     groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group]
-    groups += [p.wrong_gpu]
+    groups += [p.wrong_gpu, p.closed_others]
     groups += [patterns for _, patterns in p.phase]
     needs = {id(pattern): _needs(pattern) for group in groups for pattern in group}
     groups_of: dict[str, list[tuple[int, int]]] = {}
@@ -182,6 +184,7 @@ class ProseHints(Record):
     te_not_released: str | None = None
     te_cached: str | None = None
     wrong_gpu: str | None = None
+    closed_others: str | None = None
     device_index: int | None = None
     device_quote: str | None = None
     phase: Phase | None = None
@@ -280,6 +283,7 @@ def read_prose(text: str) -> ProseHints:
         te_not_released=_first(prose, pats.te_not_released),
         te_cached=_first(prose, pats.te_cached),
         wrong_gpu=_first(prose, pats.wrong_gpu),
+        closed_others=_first(prose, pats.closed_others),
         says_oom=_first(prose, pats.says_oom),
         host_killed=_first(prose, pats.host_killed),
     )

@@ -163,3 +163,14 @@ def test_a_run_the_user_says_lands_on_another_card_is_a_device_mismatch() -> Non
     assert finding.params["reason"] == "device_mismatch"
     assert any(e.source == "user" and "GPU 0" in e.text for e in finding.evidence)
     assert "another GPU than the one you chose" in render_cli(_report("023"))
+
+
+def test_a_user_who_closed_the_programs_is_not_told_to_close_them_again() -> None:
+    # Case 020: "Even after manually closing these applications, the issue persists."
+    finding = _finding(_report("020"), "other_process_on_gpu")
+    assert finding.params.get("tried_closing") is True
+    reply = render_cli(_report("020"))
+    assert "Close ComfyUI" not in reply and "nvidia-smi" in reply, reply
+    # Without those words the usual step stays.
+    plain = diagnose(["ComfyUI is open at the same time and I get CUDA out of memory"])
+    assert "tried_closing" not in _finding(plain, "other_process_on_gpu").params

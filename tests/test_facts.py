@@ -256,3 +256,20 @@ def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> Non
 )
 def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
     assert read_prose(text).wrong_gpu is None
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Even after manually closing these applications, the issue persists.", True),
+        ("closing them didn't help", True),
+        ("I closed everything and it still OOMs", True),
+        ("ComfyUI を閉じても同じエラーが出ます", True),
+        ("I closed ComfyUI and now it works!", False),
+        ("closing the apps fixed it", False),
+        ("Should I close ComfyUI while training?", False),
+        ("after closing the job the VRAM was freed", False),
+    ],
+)
+def test_the_user_saying_closing_the_programs_did_not_help_is_read(text: str, said: bool) -> None:
+    assert (read_prose(text).closed_others is not None) == said

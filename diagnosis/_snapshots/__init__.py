@@ -3,13 +3,13 @@
 INDEX = {
     '14089:30a252be': 'diagnosis_data_families',
     '2032:fb4c6b77': 'locales_ja_cli',
-    '23231:178d1194': 'locales_ja_rules',
+    '23691:d789b6dd': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
-    '32752:91b8a16a': 'locales_en_rules',
+    '33482:4ec59603': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
     '5242:3d757d3e': 'locales_ja_reply',
-    '6511:62b7b4e7': 'diagnosis_data_prose',
     '7009:7dbb453d': 'locales_en_reply',
+    '7268:350811bc': 'diagnosis_data_prose',
 }

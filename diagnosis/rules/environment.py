@@ -73,9 +73,9 @@ def check_other_process(f: Facts) -> Finding | None:
         )
     if f.says_other_programs and (f.has_oom or f.fatal is not None):
         return SPEC.finding(
-            evidence=ev(f, "user_other_programs", "oom"),
+            evidence=ev(f, "user_other_programs", "oom", "user_closed_others"),
             # Nothing measured: no size and no PIDs to quote.
-            params={"reason": "user_says", **_next_by_phase(f), **batch_one(f)},
+            params={"reason": "user_says", **_next_by_phase(f), **batch_one(f), **_tried_closing(f)},
             severity=Severity.WARNING,
         )
     return None
@@ -86,9 +86,16 @@ def _finding(
 ) -> Finding:
     return SPEC.finding(
         evidence=[*ev(f, "oom"), *(extra or []), *ev(f, "user_other_programs")],
-        params=_params(held, procs, reason) | _next_by_phase(f) | batch_one(f),
+        params=_params(held, procs, reason) | _next_by_phase(f) | batch_one(f) | _tried_closing(f),
         severity=Severity.ERROR,
     )
+
+
+def _tried_closing(f: Facts) -> dict[str, object]:
+    """`tried_closing` when the user says closing the programs did not help (case 020): the step then
+    asks to find what still holds the card instead of to close the programs again. A device mismatch
+    has its own wording, which comes first (its `reason` is read before this flag)."""
+    return {"tried_closing": True} if f.says_closed_others else {}
 
 
 def _next_by_phase(f: Facts) -> dict[str, object]:
