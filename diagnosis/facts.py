@@ -717,6 +717,7 @@ _SAID: tuple[tuple[str, str, str], ...] = (
     ("te_cached", "says_te_cached", "user_te_cached"),
     ("wrong_gpu", "says_wrong_gpu", "user_wrong_gpu"),
     ("closed_others", "says_closed_others", "user_closed_others"),
+    ("gc_words", "says_gc", "user_gc"),
     ("says_oom", "says_oom", "user_oom"),
     ("host_killed", "says_host_killed", "user_host_killed"),
 )

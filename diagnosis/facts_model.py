@@ -136,6 +136,7 @@ class Facts(Record):
     prose_device_index: int | None = None  # `device: cuda:N` the user says they set
     says_wrong_gpu: bool = False  # the user says the run lands on another card than the one chosen
     says_closed_others: bool = False  # the user says closing the other programs did not help
+    says_gc: bool = False  # the user's words name gradient checkpointing (evidence `user_gc`)
     prose_buckets: list[int] = field(default_factory=list)  # resolutions named in the user's words
     secret_kinds: list[str] = field(default_factory=list)
     secret_count: int = 0

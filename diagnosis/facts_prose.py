@@ -34,6 +34,7 @@ class _Patterns(NamedTuple):
     te_cached: tuple[re.Pattern[str], ...]
     wrong_gpu: tuple[re.Pattern[str], ...]
     closed_others: tuple[re.Pattern[str], ...]
+    gc_words: tuple[re.Pattern[str], ...]
     device: re.Pattern[str]
     phase: tuple[tuple[Phase, tuple[re.Pattern[str], ...]], ...]
     says_oom: tuple[re.Pattern[str], ...]
@@ -129,6 +130,7 @@ def _patterns() -> _Patterns:
         te_cached=_compile(raw["te_cached"]),
         wrong_gpu=_compile(raw["wrong_gpu"]),
         closed_others=_compile(raw["closed_others"]),
+        gc_words=_compile(raw["gc_words"]),
         device=device,
         phase=tuple((Phase(k), _compile(v)) for k, v in raw["phase"].items()),
         says_oom=_compile(raw["says_oom"]),
@@ -158,7 +160,7 @@ def _index() -> _Index:
     p = _patterns()
     groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
     groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group]
-    groups += [p.wrong_gpu, p.closed_others]
+    groups += [p.wrong_gpu, p.closed_others, p.gc_words]
     groups += [patterns for _, patterns in p.phase]
     needs = {id(pattern): _needs(pattern) for group in groups for pattern in group}
     groups_of: dict[str, list[tuple[int, int]]] = {}
@@ -185,6 +187,7 @@ class ProseHints(Record):
     te_cached: str | None = None
     wrong_gpu: str | None = None
     closed_others: str | None = None
+    gc_words: str | None = None
     device_index: int | None = None
     device_quote: str | None = None
     phase: Phase | None = None
@@ -284,6 +287,7 @@ def read_prose(text: str) -> ProseHints:
         te_cached=_first(prose, pats.te_cached),
         wrong_gpu=_first(prose, pats.wrong_gpu),
         closed_others=_first(prose, pats.closed_others),
+        gc_words=_first(prose, pats.gc_words),
         says_oom=_first(prose, pats.says_oom),
         host_killed=_first(prose, pats.host_killed),
     )

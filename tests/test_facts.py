@@ -273,3 +273,28 @@ def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
 )
 def test_the_user_saying_closing_the_programs_did_not_help_is_read(text: str, said: bool) -> None:
     assert (read_prose(text).closed_others is not None) == said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("do I need to turn on gradient checkpointing or something? I don't see it anywhere", True),
+        ("I set gradient_checkpointing: false to go faster", True),
+        ("turned GC off for speed", True),
+        ("勾配チェックポイントをオンにした方がいいですか", True),
+        ("batch is 1 already and it crashed at step 37", False),
+        ("the GC collector freed nothing", False),
+    ],
+)
+def test_the_user_naming_gradient_checkpointing_is_read(text: str, said: bool) -> None:
+    assert (read_prose(text).gc_words is not None) == said
+
+
+def test_case_105_asks_about_gradient_checkpointing_and_its_config_has_no_key() -> None:
+    from diagnosis import diagnose
+    from tests.conftest import CORPUS
+
+    case = next(CORPUS.glob("*/105*"))
+    report = diagnose([(case / "input.txt").read_text(encoding="utf-8")])
+    assert report.facts.says_gc and not report.facts.gc_explicit
+    assert report.facts.evidence["user_gc"].source == "user"

@@ -64,7 +64,7 @@ def _groups() -> list[tuple[re.Pattern[str], ...]]:
     p = _patterns()
     groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
     groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group]
-    groups += [p.wrong_gpu, p.closed_others]
+    groups += [p.wrong_gpu, p.closed_others, p.gc_words]
     return groups + [patterns for _, patterns in p.phase]
 
 

@@ -11,5 +11,5 @@ INDEX = {
     '4740:de0fc8de': 'locales_en_bot',
     '5242:3d757d3e': 'locales_ja_reply',
     '7009:7dbb453d': 'locales_en_reply',
-    '7268:350811bc': 'diagnosis_data_prose',
+    '7661:ade2c1cc': 'diagnosis_data_prose',
 }
