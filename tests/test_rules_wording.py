@@ -245,3 +245,22 @@ def test_yaml_invalid_texts_read_right_in_explain(lang: str) -> None:
     assert "above" not in fix and "上に" not in fix, fix
     nxt = str(w.rt("yaml_invalid", "next"))
     assert ("parses" in nxt or "読み込めるようになったら" in nxt) and ("log" in nxt or "ログ" in nxt), nxt
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_bucket_cause_matches_the_step_when_the_bucket_fits_the_card(lang: str) -> None:
+    # A step OOM at 1024 on a 40 GB card: the step says "it needs the most memory of your buckets";
+    # the headline's cause must not say "too big for this card".
+    f = oom(
+        config(*FLUX, quantize=True, vram_gib=40.0, buckets=[512, 768, 1024], max_bucket=1024),
+        Phase.TRAINING_STEP,
+    )
+    f.datasets = [DatasetFacts(index=0, resolutions=[512, 768, 1024])]
+    w = Wording(lang, TARGETS["text"])
+    finding = found("bucket_too_large", f)
+    cause = str(w.cause("bucket_too_large", usable_params("bucket_too_large", dict(finding.params))))
+    assert "too big" not in cause and "大きすぎる" not in cause, cause
+    f.vram_gib = 16.0  # over the 16 GB class's 768: now it is too big
+    finding = found("bucket_too_large", f)
+    cause = str(w.cause("bucket_too_large", usable_params("bucket_too_large", dict(finding.params))))
+    assert "too big" in cause or "大きすぎる" in cause, cause

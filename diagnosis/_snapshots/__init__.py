@@ -3,9 +3,9 @@
 INDEX = {
     '14089:30a252be': 'diagnosis_data_families',
     '2032:fb4c6b77': 'locales_ja_cli',
-    '23691:d789b6dd': 'locales_ja_rules',
+    '23860:feae637d': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
-    '33482:4ec59603': 'locales_en_rules',
+    '33802:81c2ffab': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
