@@ -264,3 +264,13 @@ def test_the_bucket_cause_matches_the_step_when_the_bucket_fits_the_card(lang: s
     finding = found("bucket_too_large", f)
     cause = str(w.cause("bucket_too_large", usable_params("bucket_too_large", dict(finding.params))))
     assert "too big" in cause or "大きすぎる" in cause, cause
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_layer_offloading_is_reached_through_show_advanced_where_the_ui_hides_it(lang: str) -> None:
+    # Wan 2.1's code supports layer_offloading, but its Model panel does not show it (§4.3).
+    wan21 = config("wan21", "Wan-AI/Wan2.1-T2V-14B-Diffusers", quantize=True, config_shape="fragment")
+    shown = texts("no_low_vram", wan21, lang)["next"]
+    assert "layer_offloading: true" in shown and "Show Advanced" in shown, shown
+    wan21.config_shape = "full_job"
+    assert "layer_offloading (Show Advanced)" in texts("no_low_vram", wan21, lang)["next"]

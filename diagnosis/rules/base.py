@@ -146,8 +146,13 @@ def options_off(f: Facts, skip: Iterable[str] = (), offload: bool = False) -> li
 
 
 def _ui_name(fam: Family, option: str) -> str:
-    # The Model panel does not show Low VRAM for every family: there the key itself is the way in.
-    return "low_vram (Show Advanced)" if option == LOW_VRAM and not fam.ui_low_vram else option
+    # The Model panel does not show Low VRAM or Layer Offloading for every family: there the key
+    # itself is the way in.
+    if option == LOW_VRAM and not fam.ui_low_vram:
+        return "low_vram (Show Advanced)"
+    if option == LAYER_OFFLOADING and not fam.ui_layer_offloading:
+        return "layer_offloading (Show Advanced)"
+    return option
 
 
 def then_params(

@@ -96,7 +96,8 @@ def check_low_vram(f: Facts) -> Finding | None:
         params={
             "family_label": f.family_label,
             **then_params(f, [LOW_VRAM], offload=True),
-            **({"offload": True} if fam.layer_offloading else {}),
+            **({"offload": True} if fam.layer_offloading and fam.ui_layer_offloading else {}),
+            **({"offload_advanced": True} if fam.layer_offloading and not fam.ui_layer_offloading else {}),
             **({"ui_hidden": True} if not fam.ui_low_vram else {}),
         },
         edits=[ConfigEdit(path(f, "low_vram", ("model", "low_vram")), True)],
