@@ -75,6 +75,7 @@ NOTE_PARAMS = {
     "config_from_log": set(),
     "limit_hit": {"limit"},
     "rule_failed": {"rule_id"},
+    "gc_default_on": set(),  # a reply note of the renderer's own (A9), not a report Note
 }
 
 

@@ -207,3 +207,30 @@ def test_after_fix_restored_the_paths_the_reply_does_not_ask_to_put_them_back(la
     assert message("reply.config.user_placeholder", lang) in plain
     assert message("reply.config.user_placeholder_restored", lang) not in plain
     assert message("reply.config.user_placeholder", lang) in render_cli(report, lang=lang, fixing=True)
+
+
+# ---------------------------------------------------------------------- A9: GC is on when the key is missing
+
+GC_QUESTION = "do I need to turn on gradient checkpointing or something? I don't see it anywhere"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_user_asking_about_gc_with_the_key_missing_is_told_it_is_already_on(lang: str) -> None:
+    text = corpus_input("105")
+    assert GC_QUESTION in text and "gradient_checkpointing" not in text
+    reply = render_cli(diagnose([text], sources=["input.txt"], locale=lang), fmt="markdown", lang=lang)
+    assert message("reply.note.gc_default_on", lang) in reply
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("        batch_size: 1\n", "        batch_size: 1\n        gradient_checkpointing: true\n"),  # set
+        (GC_QUESTION, "what should I change?"),  # not asked about
+    ],
+)
+def test_no_gc_note_when_the_key_is_set_or_gc_is_not_mentioned(old: str, new: str) -> None:
+    text = corpus_input("105")
+    assert old in text
+    report = diagnose([text.replace(old, new, 1)], sources=["input.txt"], locale="en")
+    assert message("reply.note.gc_default_on", "en") not in render_cli(report, fmt="markdown", lang="en")

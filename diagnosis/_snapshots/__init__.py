@@ -9,7 +9,7 @@ INDEX = {
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
-    '5242:3d757d3e': 'locales_ja_reply',
-    '7009:7dbb453d': 'locales_en_reply',
+    '5358:a538c826': 'locales_ja_reply',
+    '7165:0e9d2fa5': 'locales_en_reply',
     '7661:ade2c1cc': 'diagnosis_data_prose',
 }

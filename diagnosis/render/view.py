@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from diagnosis.models import (
     Applicability,
+    ConfigShape,
     Finding,
     LadderStep,
     OomEvent,
@@ -384,8 +385,18 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
     )
 
 
+def _gc_on_by_default(report: Report) -> bool:
+    """The user asks about (or names) gradient checkpointing, and their whole config leaves the key out:
+    the trainer's default is on, so they need not add it (and should not change a second thing)."""
+    f = report.facts
+    whole = f.config_parsed and f.config_shape != ConfigShape.FRAGMENT.value
+    return f.says_gc and whole and not f.gc_explicit
+
+
 def _notes(report: Report, question: list[str]) -> list[tuple[str, dict[str, Any]]]:
     notes = [(n.id, dict(n.params)) for n in report.notes]
+    if _gc_on_by_default(report):
+        notes.insert(0, ("gc_default_on", {}))  # it answers the user's own question: first
     if "gpu" in question:
         # The reply already asks which GPU it is; "tell me your GPU" would ask twice.
         notes = [n for n in notes if n[0] != "vram_assumed"]
