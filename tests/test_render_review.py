@@ -11,6 +11,7 @@ from diagnosis import diagnose
 from diagnosis.facts_model import Facts
 from diagnosis.models import ConfigEdit, LadderStep, OtherProcess, Report
 from diagnosis.render import DiscordReply, message, render_cli, render_discord
+from diagnosis.render.view import trailing_comment
 from tests.golden.cases import ADV, CASES, ERR, INFO, MEM, cuda_oom, ev, finding
 
 LANGS = ("en", "ja")
@@ -234,3 +235,40 @@ def test_no_gc_note_when_the_key_is_set_or_gc_is_not_mentioned(old: str, new: st
     assert old in text
     report = diagnose([text.replace(old, new, 1)], sources=["input.txt"], locale="en")
     assert message("reply.note.gc_default_on", "en") not in render_cli(report, fmt="markdown", lang="en")
+
+
+# ---------------------------------------------------------------------- U5: a kept comment on a changed line
+
+
+@pytest.mark.parametrize(
+    ("line", "comment"),
+    [
+        ("        gradient_checkpointing: true  # turned off for speed", "# turned off for speed"),
+        ("    quantize: true  # 画質優先でオフ", "# 画質優先でオフ"),
+        ("  x: 1\t# tab", "# tab"),
+        ('  name: "a # b"', None),
+        ("  name: 'a # b' # real", "# real"),
+        ("  url: http://host/a#b", None),
+        ("  # a whole-line comment", "# a whole-line comment"),
+        ("  resolution: [ 512, 768 ]", None),
+    ],
+)
+def test_trailing_comment(line: str, comment: str | None) -> None:
+    assert trailing_comment(line) == comment
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("case", ["101", "104", "106"])
+def test_a_changed_line_that_keeps_its_comment_is_pointed_out(case: str, lang: str) -> None:
+    # 101 `gradient_checkpointing: true  # turned off for speed`, 104 `low_vram: true  # 遅いのでオフにした`,
+    # 106 `quantize: true  # 画質優先でオフ`: the comment now says the opposite of the value.
+    report = diagnose([corpus_input(case)], sources=["input.txt"], locale=lang)
+    reply = render_discord(report, lang=lang)
+    assert message("reply.config.comment_kept", lang) in reply.embeds[-1]["description"]
+
+
+def test_no_comment_note_when_the_changed_line_has_none() -> None:
+    report = diagnose([corpus_input("105")], sources=["input.txt"], locale="en")
+    text = render_cli(report, fmt="markdown", lang="en")
+    assert "resolution: [ 512, 768, 1024 ]" in text  # the bucket line changed, and it has no comment
+    assert message("reply.config.comment_kept", "en") not in text

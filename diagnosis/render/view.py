@@ -83,6 +83,7 @@ class ConfigView(NamedTuple):
     attachment_name: str | None  # set when the whole corrected file goes along as a file
     corrected: str | None
     user_placeholder: bool = False  # scrubbing put USER in place of the user's name in a path
+    comment_kept: bool = False  # a changed line keeps the user's end-of-line comment, which may now be wrong
 
 
 class ReplyView(NamedTuple):
@@ -346,6 +347,37 @@ def short_diff(original: str, corrected: str, offset: int = 0) -> str | None:
     return "\n".join(lines[:MAX_DIFF_LINES]) or None
 
 
+def trailing_comment(line: str) -> str | None:
+    """The end-of-line YAML comment of `line` (from its `#`), or None: a `#` counts only outside quotes
+    and after a space or tab (`a#b` and `"x # y"` hold none). An apostrophe in a plain value (`don't`)
+    hides a comment after it: then the reply says nothing rather than something wrong."""
+    quote: str | None = None
+    for i, ch in enumerate(line):
+        if quote is not None:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and i > 0 and line[i - 1] in " \t":
+            return line[i:].rstrip()
+    return None
+
+
+def _comment_kept(original: str, corrected: str) -> bool:
+    """A changed line still carries the comment the user wrote on the line it replaced."""
+    old, new = original.splitlines(), corrected.splitlines()
+    if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
+        return False
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace":
+            continue
+        before = {c for c in map(trailing_comment, old[i1:i2]) if c}
+        if any(trailing_comment(line) in before for line in new[j1:j2]):
+            return True
+    return False
+
+
 def _added_lines(before: str, after: str) -> set[str]:
     old = set(before.splitlines())
     return {line for line in after.splitlines() if line not in old}
@@ -382,6 +414,7 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
         name,
         corrected,
         any(marker in corrected for marker in _USER_MARKERS),
+        lang_tag == "yaml" and _comment_kept(original, corrected),
     )
 
 

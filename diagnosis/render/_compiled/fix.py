@@ -15,6 +15,9 @@ def render(context):
     if attr(s0.get('c'), 'diff'):
         w(str(call(s0.get('code'), attr(s0.get('c'), 'diff'), 'diff')))
         w('\n\n')
+    if attr(s0.get('c'), 'comment_kept'):
+        w(str(call(s0.get('t'), 'reply.config.comment_kept')))
+        w('\n')
     if (attr(s0.get('c'), 'attachment_name') and (s0.get('channel') == 'discord')):
         w(str(call(s0.get('t'), 'reply.config.attached', name=attr(s0.get('c'), 'attachment_name'))))
         w('\n')
@@ -28,7 +31,7 @@ def render(context):
     return "".join(out)
 
 
-SOURCE = '{#- The corrected config: the changed lines with their parents, then a short diff. -#}\n{% set c = v.config %}\n{% if c.excerpt %}\n{{ t("reply.config.excerpt_intro", number=v.shown_step) }}\n{{ code(c.excerpt, c.lang_tag) }}\n\n{% endif %}\n{% if c.diff %}\n{{ code(c.diff, "diff") }}\n\n{% endif %}\n{% if c.attachment_name and channel == "discord" %}\n{{ t("reply.config.attached", name=c.attachment_name) }}\n{% elif channel == "cli" %}\n{{ t("reply.config.cli_fix") }}\n{% endif %}\n{% if c.user_placeholder %}\n{{ t("reply.config.user_placeholder_restored" if paths_restored else "reply.config.user_placeholder") }}\n{% endif %}\n{{ t("reply.config.apply") }}\n'
+SOURCE = '{#- The corrected config: the changed lines with their parents, then a short diff. -#}\n{% set c = v.config %}\n{% if c.excerpt %}\n{{ t("reply.config.excerpt_intro", number=v.shown_step) }}\n{{ code(c.excerpt, c.lang_tag) }}\n\n{% endif %}\n{% if c.diff %}\n{{ code(c.diff, "diff") }}\n\n{% endif %}\n{% if c.comment_kept %}\n{{ t("reply.config.comment_kept") }}\n{% endif %}\n{% if c.attachment_name and channel == "discord" %}\n{{ t("reply.config.attached", name=c.attachment_name) }}\n{% elif channel == "cli" %}\n{{ t("reply.config.cli_fix") }}\n{% endif %}\n{% if c.user_placeholder %}\n{{ t("reply.config.user_placeholder_restored" if paths_restored else "reply.config.user_placeholder") }}\n{% endif %}\n{{ t("reply.config.apply") }}\n'
 OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
 TRANSLATOR = 1
 
