@@ -163,6 +163,9 @@ def test_a_run_the_user_says_lands_on_another_card_is_a_device_mismatch() -> Non
     assert finding.params["reason"] == "device_mismatch"
     assert any(e.source == "user" and "GPU 0" in e.text for e in finding.evidence)
     assert "another GPU than the one you chose" in render_cli(_report("023"))
+    # CUDA numbers the cards fastest first unless told otherwise, nvidia-smi by PCI bus: 023's shift.
+    for lang in ("en", "ja"):
+        assert "CUDA_DEVICE_ORDER=PCI_BUS_ID" in render_cli(_report("023"), lang=lang), lang
 
 
 def test_a_user_who_closed_the_programs_is_not_told_to_close_them_again() -> None:

@@ -3,9 +3,9 @@
 INDEX = {
     '14319:32c1fba5': 'diagnosis_data_families',
     '2032:fb4c6b77': 'locales_ja_cli',
-    '24089:233f6101': 'locales_ja_rules',
+    '24209:8e6a3517': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
-    '34092:b09a5e61': 'locales_en_rules',
+    '34249:35872169': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
