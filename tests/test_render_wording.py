@@ -269,3 +269,10 @@ def test_a_pasted_message_is_named_in_the_reply_language_and_a_file_by_its_name(
     assert message("reply.evidence.at_line", lang, source="job.yaml", line=3) in text
     if lang == "ja":
         assert "message 2" not in text
+
+
+@pytest.mark.parametrize(("lang", "joined"), [("en", "512, 768, 1024"), ("ja", "512、768、1024")])
+def test_a_list_param_is_joined_as_the_language_lists_things(lang: str, joined: str) -> None:
+    f = finding("bucket_too_large", ERR, CHG, max_bucket=1536, limit=1024, new_buckets=[512, 768, 1024])
+    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
+    assert message("rules.bucket_too_large.action", lang, new_buckets=joined) in text

@@ -198,16 +198,16 @@ def test_bucket_over_the_class_limit() -> None:
     assert found.params == {
         "max_bucket": 1536,
         "limit": 1024,
-        "new_buckets": "512, 768, 1024",
+        "new_buckets": [512, 768, 1024],
         "then": "preview_paths",
-        "paths_off": "low_vram (Show Advanced), Cache Text Embeddings",
+        "paths_off": ["Show Advanced → low_vram", "Cache Text Embeddings"],
     }
     assert [(e.path, e.value) for e in found.edits] == [(("datasets", 0, "resolution"), [512, 768, 1024])]
 
 
 def test_bucket_kontext_limit_is_lower() -> None:
     f = facts(arch="flux_kontext", name="black-forest-labs/FLUX.1-Kontext-dev")
-    assert check("bucket_too_large", f).params["new_buckets"] == "512, 768"
+    assert check("bucket_too_large", f).params["new_buckets"] == [512, 768]
 
 
 def test_bucket_1024_is_fine_on_24gb_without_an_oom() -> None:
@@ -348,7 +348,7 @@ def test_dtype_missing_means_fp32() -> None:
         "dtype_missing": True,
         "then": "paths",
         # FLUX.1: the Model panel does not show Low VRAM.
-        "paths_off": "low_vram (Show Advanced), Cache Text Embeddings",
+        "paths_off": ["Show Advanced → low_vram", "Cache Text Embeddings"],
     }
     assert [(e.path, e.value) for e in found.edits] == [(("train", "dtype"), "bf16")]
 
@@ -400,7 +400,7 @@ def test_high_rank_fine_on_48gb() -> None:
 def test_other_process_listed() -> None:
     event = gpu_event(other_processes=[OtherProcess(654925, int(5.68 * GIB)), OtherProcess(7, 7 * GIB)])
     found = check("other_process_on_gpu", in_step(Facts(), event))
-    assert found.params["reason"] == "other_pids" and found.params["pids"] == "654925, 7"
+    assert found.params["reason"] == "other_pids" and found.params["pids"] == [654925, 7]
 
 
 def test_other_process_container_self_pid_is_the_trainer() -> None:
@@ -566,7 +566,7 @@ def test_bucket_fix_is_per_dataset() -> None:
         ("datasets", 0, "resolution"): 1024,
         ("datasets", 1, "resolution"): [512],
     }
-    assert found.params["new_buckets"] == "512, 1024"
+    assert found.params["new_buckets"] == [512, 1024]
 
 
 def test_preview_oom_within_the_thresholds_is_advice() -> None:

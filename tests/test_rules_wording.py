@@ -178,7 +178,7 @@ def test_low_vram_is_reached_through_show_advanced_where_the_ui_hides_it(lang: s
     assert "Show Advanced" not in texts("no_low_vram", config(*QWEN, quantize=True), lang)["ui_path"]
     # Other steps' "still off" lists name it the same way.
     te = texts("text_encoder_not_unloaded_or_cached", config(*FLUX, quantize=True, vram_gib=12.0), lang)
-    assert "low_vram (Show Advanced)" in te["next"], te
+    assert "Show Advanced → low_vram" in te["next"], te
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -273,4 +273,4 @@ def test_layer_offloading_is_reached_through_show_advanced_where_the_ui_hides_it
     shown = texts("no_low_vram", wan21, lang)["next"]
     assert "layer_offloading: true" in shown and "Show Advanced" in shown, shown
     wan21.config_shape = "full_job"
-    assert "layer_offloading (Show Advanced)" in texts("no_low_vram", wan21, lang)["next"]
+    assert "Show Advanced → layer_offloading" in texts("no_low_vram", wan21, lang)["next"]

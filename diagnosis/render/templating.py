@@ -152,7 +152,9 @@ class Wording:
         if isinstance(value, int):
             return str(value)
         if isinstance(value, list | tuple | set):
-            return ", ".join(self.value(v) for v in value)
+            # A list param (buckets, PIDs, option names) is joined as the language lists things.
+            separator = lookup("reply.list_separator", self.lang)
+            return (separator if isinstance(separator, str) else ", ").join(self.value(v) for v in value)
         return self.target.escape(str(value)[:500])
 
     def t(self, key: str, **params: Any) -> Trusted:

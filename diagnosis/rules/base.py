@@ -147,11 +147,11 @@ def options_off(f: Facts, skip: Iterable[str] = (), offload: bool = False) -> li
 
 def _ui_name(fam: Family, option: str) -> str:
     # The Model panel does not show Low VRAM or Layer Offloading for every family: there the key
-    # itself is the way in.
+    # itself is the way in, named as the UI paths name it (the same in both languages).
     if option == LOW_VRAM and not fam.ui_low_vram:
-        return "low_vram (Show Advanced)"
+        return "Show Advanced → low_vram"
     if option == LAYER_OFFLOADING and not fam.ui_layer_offloading:
-        return "layer_offloading (Show Advanced)"
+        return "Show Advanced → layer_offloading"
     return option
 
 
@@ -167,4 +167,4 @@ def then_params(
         return {"then": f"{prefix}unknown"} if prefix else {}
     if not off:
         return {"then": f"{prefix}all_on"}
-    return {"then": f"{prefix}paths", "paths_off": ", ".join(off)}
+    return {"then": f"{prefix}paths", "paths_off": off}

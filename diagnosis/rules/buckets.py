@@ -66,7 +66,7 @@ def check(f: Facts) -> Finding | None:
         evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
         # Exact buckets to keep are named only where the edit keeps them; advice names no buckets.
         params={"max_bucket": largest, "limit": limit}
-        | ({"new_buckets": ", ".join(str(b) for b in keep)} if over else {"within": True})
+        | ({"new_buckets": keep} if over else {"within": True})
         # After a training step or while caching, the preview is not what failed: the next line
         # leaves it out.
         | then_params(f, prefix="" if in_step or f.phase in CACHING_PHASES else "preview_"),

@@ -112,7 +112,7 @@ def _params(held: int, procs: list[OtherProcess], reason: str) -> dict[str, obje
     params: dict[str, object] = {"reason": reason}
     if held > 0:
         params["others_gib"] = fmt_gib(held / GIB)
-    pids = ", ".join(str(p.pid) for p in procs if p.pid is not None)
+    pids = [p.pid for p in procs if p.pid is not None]
     if pids:
         params["pids"] = pids
     return params

@@ -157,7 +157,7 @@ def flux_gc_off_step2() -> Report:
         [ConfigEdit(("datasets", 0, "resolution"), [512, 768])],
         max_bucket=1024,
         limit=1024,
-        new_buckets="512, 768",
+        new_buckets=[512, 768],
     )
     fixed_gc = swap(text, ("gradient_checkpointing: false", "gradient_checkpointing: true"))
     fixed_batch = swap(fixed_gc, ("batch_size: 4", "batch_size: 1"))
@@ -198,7 +198,7 @@ def zimage_gc_off_json() -> Report:
         30,
         max_bucket=1536,
         limit=1024,
-        new_buckets="1024",
+        new_buckets=[1024],
     )
     fixed = swap(text, ('"gradient_checkpointing": false', '"gradient_checkpointing": true'))
     facts = Facts(
@@ -282,7 +282,7 @@ def kontext_secret() -> Report:
         [ConfigEdit(("datasets", 0, "resolution"), [512, 768])],
         max_bucket=1024,
         limit=1024,
-        new_buckets="512, 768",
+        new_buckets=[512, 768],
     )
     secret = finding(
         "secret_in_input", WARN, ADV, [ev(24, "hf_token: hf_REDACTED")], 0, kinds="hf_token", count=1
@@ -327,7 +327,7 @@ def sdxl_other_process() -> Report:
         [ev(12, "Process 4242 has 7.10 GiB memory in use.")],
         1,
         others_gib=7.1,
-        pids="4242",
+        pids=[4242],
         reason="other_pids",
     )
     event = cuda_oom(0.5, 20, 11.76, 4.3, other_processes=[OtherProcess(4242, int(7.1 * GIB))])
