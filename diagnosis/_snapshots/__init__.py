@@ -3,13 +3,13 @@
 INDEX = {
     '14319:32c1fba5': 'diagnosis_data_families',
     '2032:fb4c6b77': 'locales_ja_cli',
-    '24209:8e6a3517': 'locales_ja_rules',
+    '24207:b56fc9cf': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
-    '34249:35872169': 'locales_en_rules',
+    '34251:dfbc3c08': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
     '5524:e7fc8a29': 'locales_ja_reply',
     '7375:8f78f9fc': 'locales_en_reply',
-    '7661:ade2c1cc': 'diagnosis_data_prose',
+    '8099:29e47cb5': 'diagnosis_data_prose',
 }
