@@ -252,6 +252,10 @@ def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> Non
         "I picked the wrong GPU to buy lol",
         "It OOMs on GPU 0, the 24 GB card, which is the one I chose.",
         "別のGPUを買いました",
+        # "actually" with no card in use after it, or the same card twice.
+        "I use GPU 0 for display, actually GPU 1 is my 3090.",
+        "I set batch size 4 on GPU 0 and it actually OOMed on GPU 0.",
+        "GPU 0 を指定したのに GPU 0 でも OOM になります",
     ],
 )
 def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
@@ -269,6 +273,7 @@ def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
         ("closing the apps fixed it", False),
         ("Should I close ComfyUI while training?", False),
         ("after closing the job the VRAM was freed", False),
+        ("ComfyUI を閉じてもいいですか？同じエラーが出ます", False),
     ],
 )
 def test_the_user_saying_closing_the_programs_did_not_help_is_read(text: str, said: bool) -> None:

@@ -11,5 +11,5 @@ INDEX = {
     '4740:de0fc8de': 'locales_en_bot',
     '5524:e7fc8a29': 'locales_ja_reply',
     '7375:8f78f9fc': 'locales_en_reply',
-    '7661:ade2c1cc': 'diagnosis_data_prose',
+    '8099:29e47cb5': 'diagnosis_data_prose',
 }
