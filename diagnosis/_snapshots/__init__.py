@@ -9,7 +9,7 @@ INDEX = {
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
-    '5524:e7fc8a29': 'locales_ja_reply',
+    '5525:887fefbe': 'locales_ja_reply',
     '7375:8f78f9fc': 'locales_en_reply',
     '8099:29e47cb5': 'diagnosis_data_prose',
 }
