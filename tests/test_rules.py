@@ -403,6 +403,20 @@ def test_other_process_listed() -> None:
     assert found.params["reason"] == "other_pids" and found.params["pids"] == [654925, 7]
 
 
+def test_other_process_measured_says_what_the_user_tried_and_quotes_it() -> None:
+    # Case 020's words over a measured OOM: the step asks what still holds the card, and the user's
+    # sentence that chose this wording is quoted with the measured line.
+    event = gpu_event(other_processes=[OtherProcess(654925, int(5.68 * GIB))])
+    said = Evidence("user", None, "Even after manually closing these applications, the issue persists")
+    f = in_step(Facts(says_closed_others=True), event)
+    f.evidence["user_closed_others"] = said
+    found = check("other_process_on_gpu", f)
+    assert found.params["reason"] == "other_pids" and found.params["tried_closing"] is True
+    assert said in found.evidence
+    plain = check("other_process_on_gpu", in_step(Facts(), event))
+    assert "tried_closing" not in plain.params and said not in plain.evidence
+
+
 def test_other_process_container_self_pid_is_the_trainer() -> None:
     # No "this process has" fragment: the one listed process holds what PyTorch allocated.
     event = gpu_event(process_bytes=None, other_processes=[OtherProcess(1381433, 23 * GIB)])

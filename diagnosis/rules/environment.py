@@ -85,7 +85,8 @@ def _finding(
     f: Facts, held: int, procs: list[OtherProcess], reason: str, extra: list[Evidence | None] | None = None
 ) -> Finding:
     return SPEC.finding(
-        evidence=[*ev(f, "oom"), *(extra or []), *ev(f, "user_other_programs")],
+        # The user's "closing them did not help" picks the step's wording: it is quoted as its reason.
+        evidence=[*ev(f, "oom"), *(extra or []), *ev(f, "user_other_programs", "user_closed_others")],
         params=_params(held, procs, reason) | _next_by_phase(f) | batch_one(f) | _tried_closing(f),
         severity=Severity.ERROR,
     )
