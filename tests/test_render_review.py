@@ -272,3 +272,18 @@ def test_no_comment_note_when_the_changed_line_has_none() -> None:
     text = render_cli(report, fmt="markdown", lang="en")
     assert "resolution: [ 512, 768, 1024 ]" in text  # the bucket line changed, and it has no comment
     assert message("reply.config.comment_kept", "en") not in text
+
+
+@pytest.mark.parametrize(
+    ("parsed", "shape", "said"),
+    [
+        (True, "full_job", True),
+        (True, "process", True),
+        (True, "fragment", False),  # a bare `train:` pasted alone: the key may sit in the part not shown
+        (False, None, False),  # nothing parsed: nothing known about the key
+    ],
+)
+def test_the_gc_note_needs_a_whole_parsed_config(parsed: bool, shape: str | None, said: bool) -> None:
+    facts = Facts(has_config=True, config_parsed=parsed, config_shape=shape, says_gc=True)
+    text = render_cli(Report([], [], facts, "en", False), fmt="markdown", lang="en")
+    assert (message("reply.note.gc_default_on", "en") in text) is said
