@@ -8,7 +8,6 @@ it started from.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,10 @@ from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.intake import read_case
 from diagnosis.logreader import read_log
 from diagnosis.models import Piece, PieceKind
-from diagnosis.record import Record, replace
+from diagnosis.record import replace
 from diagnosis.rules import run_rules
 from tests.speed_oracles import bundled_inputs, input_id
+from tests.test_record import _reference
 
 INPUTS = bundled_inputs("*.yaml", "*.yaml")
 
@@ -85,21 +85,10 @@ def test_a_config_value_is_what_get_path_finds(process: dict[str, Any], path: li
     assert found is expected or found == expected
 
 
-def _reference_class(cls: type[Record]) -> type:
-    """`cls` as a plain dataclass would make it: the generated __init__, __repr__ and __eq__."""
-    specs = []
-    for f in record.fields(cls):
-        made = (
-            dataclasses.field(default_factory=f.default_factory)
-            if f.default_factory is not None
-            else dataclasses.field(default=f.default)
-        )
-        specs.append((f.name, Any, made))
-    return dataclasses.make_dataclass(cls.__name__, specs)
-
-
-REFERENCE = _reference_class(Facts)
-PROSE_REFERENCE = _reference_class(ProseHints)
+# The oracle of tests/test_record.py (a generated dataclass of the same fields): one definition, in
+# which a required field (DatasetFacts.index) stays required.
+REFERENCE = _reference(Facts)
+PROSE_REFERENCE = _reference(ProseHints)
 FIELD_VALUES = {
     "has_oom": st.booleans(),
     "batch_size": st.integers(0, 3),
@@ -161,7 +150,7 @@ def test_prose_hints_behave_as_a_generated_dataclass(given_values: dict[str, Any
     assert ProseHints.__hash__ is None
 
 
-DATASET_REFERENCE = _reference_class(DatasetFacts)
+DATASET_REFERENCE = _reference(DatasetFacts)
 
 
 @given(st.integers(0, 3), st.lists(st.integers(0, 3), max_size=2), st.booleans())
@@ -173,3 +162,7 @@ def test_dataset_facts_behave_as_a_generated_dataclass(
     assert repr(made) == repr(reference)
     assert (made == DatasetFacts(index=index)) == (reference == DATASET_REFERENCE(index=index))
     assert DatasetFacts(index=0).resolutions is not DatasetFacts(index=0).resolutions
+    with pytest.raises(TypeError):
+        DATASET_REFERENCE()
+    with pytest.raises(TypeError):
+        DatasetFacts()  # type: ignore[call-arg]
