@@ -287,6 +287,9 @@ def test_the_user_saying_closing_the_programs_did_not_help_is_read(text: str, sa
         ("I set gradient_checkpointing: false to go faster", True),
         ("turned GC off for speed", True),
         ("勾配チェックポイントをオンにした方がいいですか", True),
+        ("GCをオフにしています", True),  # no word boundary between GC and を
+        ("should I use gradient checkpoint?", True),
+        ("NGCのコンテナでGPUを有効にした", False),
         ("batch is 1 already and it crashed at step 37", False),
         ("the GC collector freed nothing", False),
     ],
