@@ -88,7 +88,7 @@ def test_gc_reply_leads_with_phase_step_and_context_then_ladder_order() -> None:
     assert body.index("**1. Turn gradient checkpointing back on") < body.index(
         "**2. Lower Batch Size from 4 to 1"
     )
-    assert body.index("**2.") < body.index("**3. Train at 512, 768 only: drop the larger buckets")
+    assert body.index("**2.") < body.index("**3. Drop the largest resolution bucket")
     assert message("reply.gc.oneliner", "en") in body
     assert message("reply.gc.retry_first", "en") in body
     fix = reply.embeds[1]["description"]
