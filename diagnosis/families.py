@@ -44,6 +44,7 @@ class Family(NamedTuple):
     unload_te: bool
     ui_low_vram: bool  # the UI's Model panel shows Low VRAM (else only Show Advanced sets it)
     ui_layer_offloading: bool  # the same for Layer Offloading
+    ui_quantize: bool  # the Model panel has the quantization section (Quantize, Quantize Text Encoder)
     danger: str | None
     safe_batch: Table
     bucket_ok: Table
@@ -113,6 +114,7 @@ def _family(key: str, raw: dict[str, Any], defaults: dict[str, Any]) -> Family:
         unload_te=bool(merged.get("unload_te", True)),
         ui_low_vram=bool(merged.get("ui_low_vram", True)),
         ui_layer_offloading=bool(merged.get("ui_layer_offloading", True)),
+        ui_quantize=bool(merged.get("ui_quantize", True)),
         danger=merged.get("danger"),
         safe_batch=_table(merged.get("safe_batch"), default_tables["safe_batch"]),
         bucket_ok=_table(merged.get("bucket_ok"), default_tables["bucket_ok"]),

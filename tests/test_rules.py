@@ -397,6 +397,17 @@ def test_high_rank_fine_on_48gb() -> None:
 # --- environment ------------------------------------------------------------------------------------
 
 
+def test_the_options_still_off_name_quantize_te_only_where_the_ui_has_it() -> None:
+    # SD 1.5 / SDXL: AI Toolkit's UI has no quantization section (config-reference §4.3); Lumina 2
+    # shows Quantize Text Encoder (its example sets it).
+    from diagnosis.rules.base import options_off
+
+    sdxl = facts(arch="sdxl", name="sdxl-base-1.0", quantize=False, quantize_te=False)
+    assert options_off(sdxl) == ["Cache Text Embeddings"]
+    lumina = facts(arch="lumina2", name="Alpha-VLLM/Lumina-Image-2.0", quantize=False, quantize_te=False)
+    assert options_off(lumina) == ["Cache Text Embeddings", "Quantize Text Encoder"]
+
+
 def test_other_process_listed() -> None:
     event = gpu_event(other_processes=[OtherProcess(654925, int(5.68 * GIB)), OtherProcess(7, 7 * GIB)])
     found = check("other_process_on_gpu", in_step(Facts(), event))

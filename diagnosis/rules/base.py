@@ -138,7 +138,8 @@ def options_off(f: Facts, skip: Iterable[str] = (), offload: bool = False) -> li
         QUANTIZE: not f.quantize and (f.params_b or 0) >= thresholds().big_model_b,
         LOW_VRAM: fam.low_vram and not f.low_vram,
         CACHE_TE: te and not (f.cache_text_embeddings or f.unload_text_encoder),
-        QUANTIZE_TE: te and not f.quantize_te,
+        # SD 1.5 and SDXL: the UI has no quantization section, and their CLIP encoders are small.
+        QUANTIZE_TE: te and fam.ui_quantize and not f.quantize_te,
         LAYER_OFFLOADING: offload and fam.layer_offloading and not f.layer_offloading,
     }
     skipped = set(skip)
