@@ -3,7 +3,7 @@
 INDEX = {
     '14590:6a2b3648': 'diagnosis_data_families',
     '2038:ac9e9f9c': 'locales_ja_cli',
-    '24235:234d4e8b': 'locales_ja_rules',
+    '24239:6408b44d': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
     '34251:dfbc3c08': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
