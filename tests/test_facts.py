@@ -238,6 +238,8 @@ def test_any_config_shape_gives_facts_and_rules_never_raise(data: dict[str, Any]
         '"GPU 0" is actually GPU 1.',
         "設定で GPU 1 を指定したのに、実際には GPU 0 で学習が動いています",
         "違うGPUで学習が始まってOOMになります",
+        "it trains on the wrong GPU for some reason",
+        "it loads on the wrong GPU, for example GPU 0",
     ],
 )
 def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> None:
@@ -255,6 +257,9 @@ def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> Non
         # "actually" with no card in use after it, or the same card twice.
         "I use GPU 0 for display, actually GPU 1 is my 3090.",
         "I set batch size 4 on GPU 0 and it actually OOMed on GPU 0.",
+        # A card not suited to the model, not a run on another card.
+        "Maybe I am using the wrong GPU for Flux, 8GB is not enough?",
+        "am I using the wrong card to train Qwen?",
         "GPU 0 を指定したのに GPU 0 でも OOM になります",
     ],
 )
