@@ -1,4 +1,5 @@
-"""Hints in the user's own words: regression, other programs, the phase, buckets, a VRAM size.
+"""Hints in the user's own words: regression, other programs (and that closing them did not help),
+a run on another card, gradient checkpointing named, the phase, buckets, a VRAM size.
 
 The patterns are data (`data/prose.yaml`); what is found here only ever backs a finding as the
 user's statement ("user" evidence), never as a measured fact.

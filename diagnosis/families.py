@@ -53,8 +53,9 @@ class Family(NamedTuple):
     low_vram_up_to: float
     te_offload_up_to: float
     qtype: str
-    # The exact `qtype` of `qtype` (with its accuracy recovery adapter) when 8 bits is not enough on
-    # cards of class `low_bit_up_to` or smaller; "" when no single value is known for the model.
+    # The `qtype` value to set (the low-bit type with the model's own accuracy recovery adapter) when
+    # 8 bits is not enough on cards of class `low_bit_up_to` or smaller; "" when no single value is
+    # known for the model (its variant, and so its adapter, is unsure).
     qtype_value: str
     low_bit_up_to: float
     frames_ok: Table
