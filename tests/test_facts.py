@@ -279,6 +279,9 @@ def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
         ("Should I close ComfyUI while training?", False),
         ("after closing the job the VRAM was freed", False),
         ("ComfyUI を閉じてもいいですか？同じエラーが出ます", False),
+        ("Chrome を終了させても同じエラーです", True),
+        ("タスクキルしても OOM になります", True),
+        ("解像度を落としても同じエラーです", False),  # a setting lowered, not a program closed
     ],
 )
 def test_the_user_saying_closing_the_programs_did_not_help_is_read(text: str, said: bool) -> None:

@@ -11,5 +11,5 @@ INDEX = {
     '4740:de0fc8de': 'locales_en_bot',
     '5525:887fefbe': 'locales_ja_reply',
     '7375:8f78f9fc': 'locales_en_reply',
-    '8453:b3836d91': 'diagnosis_data_prose',
+    '8470:9c69a859': 'diagnosis_data_prose',
 }
