@@ -32,13 +32,14 @@ def _big(f: Facts) -> bool:
     return (f.params_b or 0) >= thresholds().big_model_b
 
 
-_BITS = re.compile(r"(?:u?int|convrotint|convrot|nvfp|q?float)(\d)")
+_BITS = re.compile(r"(?:u?int|convrotint|convrot|nvfp|q?float)(\d)|(\d) bit")
 
 
 def _bits(qtype: str | None) -> int | None:
-    """Bits per weight of a `qtype` value ("uint3|adapter" → 3, "qfloat8" → 8), None when unknown."""
+    """Bits per weight of a `qtype` value ("uint3|adapter" → 3, "qfloat8" → 8) or of the UI's name for
+    one ("3 bit with ARA" → 3), None when unknown."""
     found = _BITS.match((qtype or "").strip().lower())
-    return int(found.group(1)) if found else None
+    return int(found.group(1) or found.group(2)) if found else None
 
 
 def _quantize_params(f: Facts) -> tuple[dict[str, object], list[ConfigEdit]]:
