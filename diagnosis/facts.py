@@ -455,6 +455,9 @@ def _read_train(cfg: _Config, facts: Facts) -> None:
     facts.gradient_accumulation_steps = 1 if gas is None or gas == 0 else gas
     steps = cfg.int("train_steps", ("train", "steps"), None)
     facts.train_steps = steps if steps is not None and steps > 0 else None
+    # Counted in steps like `steps`: a fix that rescales the steps rescales it too.
+    every = cfg.int("save_every", ("save", "save_every"), None)
+    facts.save_every = every if every is not None and every > 0 else None
     facts.gradient_checkpointing, facts.gc_explicit = cfg.bool(
         "gradient_checkpointing", ("train", "gradient_checkpointing"), True
     )

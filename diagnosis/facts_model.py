@@ -55,6 +55,7 @@ class Facts(Record):
     gradient_accumulation: int = 1
     gradient_accumulation_steps: int = 1
     train_steps: int | None = None  # `train.steps` when the config sets it
+    save_every: int | None = None  # `save.save_every` when the config sets it
     gradient_checkpointing: bool = True
     gc_explicit: bool = False  # the key is present in the config
     dtype: str = "fp32"

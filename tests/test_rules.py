@@ -173,6 +173,42 @@ def test_batch_moves_the_legacy_accumulation_and_keeps_the_updates() -> None:
     assert found.params["legacy"] == "with_steps" and found.params["new_steps"] == 1000
 
 
+def test_the_legacy_accumulation_fix_keeps_saves_and_previews_at_the_same_points() -> None:
+    # `save_every` and `sample_every` count the same steps as `steps`: divided alike, where the config
+    # sets them (a default is left alone, and so is a value the division does not change).
+    f = in_step(facts(batch_size=4, gradient_accumulation_steps=2, train_steps=2000, save_every=250))
+    f.sample_every = 100
+    for fact, key in (
+        ("gradient_accumulation_steps", ("train", "gradient_accumulation_steps")),
+        ("train_steps", ("train", "steps")),
+        ("save_every", ("save", "save_every")),
+        ("sample_every", ("sample", "sample_every")),
+    ):
+        f.paths[fact] = key
+    found = check("batch_too_large", f)
+    edits = {e.path: e.value for e in found.edits}
+    assert edits[("train", "steps")] == 1000
+    assert edits[("save", "save_every")] == 125 and edits[("sample", "sample_every")] == 50
+    assert found.params["legacy"] == "with_steps_every"
+    # Not set in the config: not edited, and the reply says only what the fix does.
+    del f.paths["sample_every"], f.paths["save_every"]
+    found = check("batch_too_large", f)
+    assert not {("save", "save_every"), ("sample", "sample_every")} & {e.path for e in found.edits}
+    assert found.params["legacy"] == "with_steps"
+
+
+def test_save_every_is_read_from_the_save_section() -> None:
+    from diagnosis.config.parse import parse_config
+    from diagnosis.facts import build_facts
+    from diagnosis.intake import read_case
+
+    text = "train:\n  batch_size: 4\n  steps: 2000\nsave:\n  save_every: 250\n"
+    intake = read_case([text])
+    docs = [parse_config(p) for p in intake.pieces]
+    f = build_facts(intake, docs, [], 24.0)
+    assert f.save_every == 250 and f.paths["save_every"] == ("save", "save_every")
+
+
 def test_batch_moves_the_legacy_accumulation_and_says_so_without_steps() -> None:
     f = in_step(facts(batch_size=4, gradient_accumulation_steps=2))
     edits = {e.path: e.value for e in check("batch_too_large", f).edits}

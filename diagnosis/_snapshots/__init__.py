@@ -3,9 +3,9 @@
 INDEX = {
     '14643:db4acf23': 'diagnosis_data_families',
     '2038:ac9e9f9c': 'locales_ja_cli',
-    '24239:6408b44d': 'locales_ja_rules',
+    '24521:cbffd590': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
-    '34251:dfbc3c08': 'locales_en_rules',
+    '34653:af2e414b': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',

@@ -44,6 +44,11 @@ def check(f: Facts) -> Finding | None:
             new_steps = max(1, round(f.train_steps / gas))
             edits.append(ConfigEdit(path(f, "train_steps", ("train", "steps")), new_steps))
             legacy.update(legacy="with_steps", steps=f.train_steps, new_steps=new_steps)
+            # Saves and previews are counted in the same steps: kept at the same point of training.
+            scaled = _every_edits(f, gas)
+            if scaled:
+                edits.extend(scaled)
+                legacy["legacy"] = "with_steps_every"
     elif gas < 0:
         # -1 already accumulates a whole epoch; the effective batch does not depend on the batch size.
         new_accumulation = None
@@ -65,6 +70,20 @@ def check(f: Facts) -> Finding | None:
         edits=edits,
         severity=Severity.ERROR if in_step else Severity.WARNING,
     )
+
+
+def _every_edits(f: Facts, factor: int) -> list[ConfigEdit]:
+    """`save_every` and `sample_every` divided by `factor`, where the config sets them."""
+    edits = []
+    for fact, default, every in (
+        ("save_every", ("save", "save_every"), f.save_every),
+        ("sample_every", ("sample", "sample_every"), f.sample_every),
+    ):
+        if fact in f.paths and every is not None and every > 0:
+            new = max(1, round(every / factor))
+            if new != every:
+                edits.append(ConfigEdit(path(f, fact, default), new))
+    return edits
 
 
 SPEC = RuleSpec(
