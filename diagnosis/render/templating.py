@@ -229,6 +229,19 @@ class Wording:
                 out.append(self.t(key, **params))
         return out
 
+    def details(
+        self, rule_id: str, params: dict[str, Any], merged: tuple[tuple[str, dict[str, Any]], ...] = ()
+    ) -> list[Trusted]:
+        """What a checklist step says about this input: its rule's detail and variant sentences, then
+        those of each rule merged into the same step (they make the same edit), in that order."""
+        out: list[Trusted] = []
+        for rid, p in ((rule_id, params), *merged):
+            detail = self.first(rid, ("detail", "detail_short"), p)
+            if detail:
+                out.append(detail)
+            out += self.variants(rid, p)
+        return out
+
     def globals(self) -> dict[str, Any]:
         return {
             "t": self.t,
@@ -236,6 +249,7 @@ class Wording:
             "rt": self.rt,
             "rt_list": self.rt_list,
             "variants": self.variants,
+            "details": self.details,
             "action": self.action,
             "first": self.first,
             "cause": self.cause,

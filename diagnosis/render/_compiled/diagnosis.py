@@ -36,39 +36,21 @@ def render(context):
         w(str(call(s4.get('t'), concat(('reply.applicability.', attr(s4.get('s'), 'applicability'), )))))
         w('\n')
         if s4.get('full'):
-            s4.vars['detail'] = call(s4.get('first'), attr(s4.get('s'), 'rule_id'), ('detail', 'detail_short', ), attr(s4.get('s'), 'params'))
-            if s4.get('detail'):
-                w(str(s4.get('detail')))
-                w('\n')
-            values6 = call(s4.get('variants'), attr(s4.get('s'), 'rule_id'), attr(s4.get('s'), 'params'))
+            values6 = call(s4.get('details'), attr(s4.get('s'), 'rule_id'), attr(s4.get('s'), 'params'), attr(s4.get('s'), 'merged'))
             for i7, v8 in enumerate(values6):
                 s5 = Scope(s4)
-                s5.vars['extra'] = v8
-                w(str(s5.get('extra')))
+                s5.vars['line'] = v8
+                w(str(s5.get('line')))
                 w('\n')
-            values10 = attr(s4.get('s'), 'merged')
-            for i11, v12 in enumerate(values10):
-                s9 = Scope(s4)
-                (s9.vars['rid'], s9.vars['p'], ) = v12
-                s9.vars['merged_detail'] = call(s9.get('first'), s9.get('rid'), ('detail', 'detail_short', ), s9.get('p'))
-                if s9.get('merged_detail'):
-                    w(str(s9.get('merged_detail')))
-                    w('\n')
-                values14 = call(s9.get('variants'), s9.get('rid'), s9.get('p'))
-                for i15, v16 in enumerate(values14):
-                    s13 = Scope(s9)
-                    s13.vars['extra'] = v16
-                    w(str(s13.get('extra')))
-                    w('\n')
             w(str(call(s4.get('rt'), attr(s4.get('s'), 'rule_id'), 'explanation')))
             w('\n')
-            values18 = call(s4.get('rt_list'), attr(s4.get('s'), 'rule_id'), 'fix', attr(s4.get('s'), 'params'))
-            for i19, v20 in enumerate(values18):
-                s17 = Scope(s4)
-                s17.vars['line'] = v20
-                w(str(call(s17.get('t'), 'reply.checklist.bullet')))
+            values10 = call(s4.get('rt_list'), attr(s4.get('s'), 'rule_id'), 'fix', attr(s4.get('s'), 'params'))
+            for i11, v12 in enumerate(values10):
+                s9 = Scope(s4)
+                s9.vars['line'] = v12
+                w(str(call(s9.get('t'), 'reply.checklist.bullet')))
                 w(' ')
-                w(str(s17.get('line')))
+                w(str(s9.get('line')))
                 w('\n')
             w(str(call(s4.get('t'), 'reply.checklist.where')))
             w(str(call(s4.get('t'), 'reply.sep')))
@@ -87,16 +69,16 @@ def render(context):
             w(' ')
             w(str(call(s0.get('oom_line'), attr(s0.get('v'), 'oom'))))
             w('\n')
-        values22 = attr(s0.get('v'), 'evidence')
-        for i23, v24 in enumerate(values22):
-            s21 = Scope(s0)
-            s21.vars['e'] = v24
-            s21.vars['src'] = (call(s21.get('t'), 'reply.evidence.message', number=attr(s21.get('e'), 'message')) if attr(s21.get('e'), 'message') else attr(s21.get('e'), 'source'))
-            w(str(call(s21.get('t'), 'reply.checklist.bullet')))
+        values14 = attr(s0.get('v'), 'evidence')
+        for i15, v16 in enumerate(values14):
+            s13 = Scope(s0)
+            s13.vars['e'] = v16
+            s13.vars['src'] = (call(s13.get('t'), 'reply.evidence.message', number=attr(s13.get('e'), 'message')) if attr(s13.get('e'), 'message') else attr(s13.get('e'), 'source'))
+            w(str(call(s13.get('t'), 'reply.checklist.bullet')))
             w(' ')
-            w(str((call(s21.get('t'), 'reply.evidence.user') if (attr(s21.get('e'), 'source') == 'user') else (call(s21.get('t'), 'reply.evidence.at_line', source=s21.get('src'), line=attr(s21.get('e'), 'line')) if attr(s21.get('e'), 'line') else call(s21.get('t'), 'reply.evidence.at_source', source=s21.get('src'))))))
-            w(str(call(s21.get('t'), 'reply.sep')))
-            w(str(call(s21.get('ic'), attr(s21.get('e'), 'text'))))
+            w(str((call(s13.get('t'), 'reply.evidence.user') if (attr(s13.get('e'), 'source') == 'user') else (call(s13.get('t'), 'reply.evidence.at_line', source=s13.get('src'), line=attr(s13.get('e'), 'line')) if attr(s13.get('e'), 'line') else call(s13.get('t'), 'reply.evidence.at_source', source=s13.get('src'))))))
+            w(str(call(s13.get('t'), 'reply.sep')))
+            w(str(call(s13.get('ic'), attr(s13.get('e'), 'text'))))
             w('\n')
         w('\n')
     if (attr(s0.get('v'), 'kind') == 'not_oom'):
@@ -106,19 +88,19 @@ def render(context):
             w('\n')
         w(str(call(s0.get('rt'), 'not_oom', 'explanation')))
         w('\n')
-        values26 = call(s0.get('variants'), 'not_oom', (attr(s0.get('f'), 'params') if s0.get('f') else {}))
-        for i27, v28 in enumerate(values26):
-            s25 = Scope(s0)
-            s25.vars['extra'] = v28
-            w(str(s25.get('extra')))
+        values18 = call(s0.get('variants'), 'not_oom', (attr(s0.get('f'), 'params') if s0.get('f') else {}))
+        for i19, v20 in enumerate(values18):
+            s17 = Scope(s0)
+            s17.vars['extra'] = v20
+            w(str(s17.get('extra')))
             w('\n')
-        values30 = call(s0.get('rt_list'), 'not_oom', 'fix')
-        for i31, v32 in enumerate(values30):
-            s29 = Scope(s0)
-            s29.vars['line'] = v32
-            w(str(call(s29.get('t'), 'reply.checklist.bullet')))
+        values22 = call(s0.get('rt_list'), 'not_oom', 'fix')
+        for i23, v24 in enumerate(values22):
+            s21 = Scope(s0)
+            s21.vars['line'] = v24
+            w(str(call(s21.get('t'), 'reply.checklist.bullet')))
             w(' ')
-            w(str(s29.get('line')))
+            w(str(s21.get('line')))
             w('\n')
     elif (attr(s0.get('v'), 'kind') == 'yaml_invalid'):
         s0.vars['p'] = attr(attr(attr(s0.get('v'), 'findings'), 'yaml_invalid'), 'params')
@@ -127,30 +109,30 @@ def render(context):
         if attr(s0.get('p'), 'line_text'):
             w(str(call(s0.get('code'), attr(s0.get('p'), 'line_text'), 'yaml')))
             w('\n')
-        values34 = call(s0.get('variants'), 'yaml_invalid', s0.get('p'))
-        for i35, v36 in enumerate(values34):
-            s33 = Scope(s0)
-            s33.vars['extra'] = v36
-            w(str(s33.get('extra')))
+        values26 = call(s0.get('variants'), 'yaml_invalid', s0.get('p'))
+        for i27, v28 in enumerate(values26):
+            s25 = Scope(s0)
+            s25.vars['extra'] = v28
+            w(str(s25.get('extra')))
             w('\n')
-        values38 = call(s0.get('rt_list'), 'yaml_invalid', 'fix')
-        for i39, v40 in enumerate(values38):
-            s37 = Scope(s0)
-            s37.vars['line'] = v40
-            w(str(call(s37.get('t'), 'reply.checklist.bullet')))
+        values30 = call(s0.get('rt_list'), 'yaml_invalid', 'fix')
+        for i31, v32 in enumerate(values30):
+            s29 = Scope(s0)
+            s29.vars['line'] = v32
+            w(str(call(s29.get('t'), 'reply.checklist.bullet')))
             w(' ')
-            w(str(s37.get('line')))
+            w(str(s29.get('line')))
             w('\n')
     elif (attr(s0.get('v'), 'kind') == 'question'):
         w(str(call(s0.get('rt'), 'input_incomplete', 'explanation')))
         w('\n')
-        values42 = attr(s0.get('v'), 'question')
-        for i43, v44 in enumerate(values42):
-            s41 = Scope(s0)
-            s41.vars['item'] = v44
-            w(str(call(s41.get('t'), 'reply.checklist.bullet')))
+        values34 = attr(s0.get('v'), 'question')
+        for i35, v36 in enumerate(values34):
+            s33 = Scope(s0)
+            s33.vars['item'] = v36
+            w(str(call(s33.get('t'), 'reply.checklist.bullet')))
             w(' ')
-            w(str(call(s41.get('t'), concat(('reply.ask.', s41.get('item'), )))))
+            w(str(call(s33.get('t'), concat(('reply.ask.', s33.get('item'), )))))
             w('\n')
     elif (attr(s0.get('v'), 'kind') == 'clean'):
         w(str(call(s0.get('t'), 'reply.clean.body')))
@@ -161,12 +143,12 @@ def render(context):
             w('\n')
             w(str(call(s0.get('t'), ('reply.checklist.intro' if (f_length(attr(s0.get('v'), 'steps')) > 1) else 'reply.checklist.intro_one'))))
             w('\n')
-            values46 = list(attr(s0.get('v'), 'steps'))
-            for i47, v48 in enumerate(values46):
-                s45 = Scope(s0)
-                s45.vars['s'] = v48
-                s45.vars["loop"] = Loop(i47, len(values46))
-                w(str(call(s45.get('rule_block'), s45.get('s'), attr(s45.get('loop'), 'first'))))
+            values38 = list(attr(s0.get('v'), 'steps'))
+            for i39, v40 in enumerate(values38):
+                s37 = Scope(s0)
+                s37.vars['s'] = v40
+                s37.vars["loop"] = Loop(i39, len(values38))
+                w(str(call(s37.get('rule_block'), s37.get('s'), attr(s37.get('loop'), 'first'))))
                 w('\n')
             if (f_length(attr(s0.get('v'), 'steps')) > 1):
                 w(str(call(s0.get('t'), 'reply.checklist.next_hint')))
@@ -180,27 +162,27 @@ def render(context):
             w('\n')
             w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.also'))))
             w('\n')
-            values50 = attr(s0.get('v'), 'extra')
-            for i51, v52 in enumerate(values50):
-                s49 = Scope(s0)
-                s49.vars['s'] = v52
-                w(str(call(s49.get('t'), 'reply.checklist.bullet')))
+            values42 = attr(s0.get('v'), 'extra')
+            for i43, v44 in enumerate(values42):
+                s41 = Scope(s0)
+                s41.vars['s'] = v44
+                w(str(call(s41.get('t'), 'reply.checklist.bullet')))
                 w(' ')
-                w(str(call(s49.get('action'), attr(s49.get('s'), 'rule_id'), attr(s49.get('s'), 'params'))))
+                w(str(call(s41.get('action'), attr(s41.get('s'), 'rule_id'), attr(s41.get('s'), 'params'))))
                 w(' · ')
-                w(str(call(s49.get('t'), concat(('reply.applicability.', attr(s49.get('s'), 'applicability'), )))))
+                w(str(call(s41.get('t'), concat(('reply.applicability.', attr(s41.get('s'), 'applicability'), )))))
                 w('\n')
         if attr(s0.get('v'), 'question'):
             w('\n')
             w(str(call(s0.get('t'), 'reply.question.also')))
             w('\n')
-            values54 = attr(s0.get('v'), 'question')
-            for i55, v56 in enumerate(values54):
-                s53 = Scope(s0)
-                s53.vars['item'] = v56
-                w(str(call(s53.get('t'), 'reply.checklist.bullet')))
+            values46 = attr(s0.get('v'), 'question')
+            for i47, v48 in enumerate(values46):
+                s45 = Scope(s0)
+                s45.vars['item'] = v48
+                w(str(call(s45.get('t'), 'reply.checklist.bullet')))
                 w(' ')
-                w(str(call(s53.get('t'), concat(('reply.ask.', s53.get('item'), )))))
+                w(str(call(s45.get('t'), concat(('reply.ask.', s45.get('item'), )))))
                 w('\n')
     if attr(s0.get('v'), 'regression'):
         w('\n🔄 ')
@@ -214,17 +196,17 @@ def render(context):
         w('\n')
     if attr(s0.get('v'), 'notes'):
         w('\n')
-        values58 = attr(s0.get('v'), 'notes')
-        for i59, v60 in enumerate(values58):
-            s57 = Scope(s0)
-            (s57.vars['id'], s57.vars['params'], ) = v60
+        values50 = attr(s0.get('v'), 'notes')
+        for i51, v52 in enumerate(values50):
+            s49 = Scope(s0)
+            (s49.vars['id'], s49.vars['params'], ) = v52
             w('ℹ️ ')
-            w(str((call(s57.get('t'), concat(('reply.note.', s57.get('id'), )), **s57.get('params')) if call(s57.get('can'), concat(('reply.note.', s57.get('id'), )), s57.get('params')) else call(s57.get('t'), 'reply.note.generic'))))
+            w(str((call(s49.get('t'), concat(('reply.note.', s49.get('id'), )), **s49.get('params')) if call(s49.get('can'), concat(('reply.note.', s49.get('id'), )), s49.get('params')) else call(s49.get('t'), 'reply.note.generic'))))
             w('\n')
     return "".join(out)
 
 
-SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process_host" if o.host else "reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label_host" if o.host else "reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n{{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% set detail = first(s.rule_id, ("detail", "detail_short"), s.params) %}\n{% if detail %}{{ detail }}\n{% endif %}\n{% for extra in variants(s.rule_id, s.params) %}{{ extra }}\n{% endfor %}\n{% for rid, p in s.merged %}\n{% set merged_detail = first(rid, ("detail", "detail_short"), p) %}\n{% if merged_detail %}{{ merged_detail }}\n{% endif %}\n{% for extra in variants(rid, p) %}{{ extra }}\n{% endfor %}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.rule_id in ("gc_off", "risky_family_gc_off") %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and v.kind != "yaml_invalid" %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{% set src = t("reply.evidence.message", number=e.message) if e.message else e.source %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=src, line=e.line) if e.line else t("reply.evidence.at_source", source=src)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "not_oom" %}\n{% set f = v.findings.not_oom %}\n{% if f and f.params.headline %}\n{{ code(f.params.headline, "") }}\n{% endif %}\n{{ rt("not_oom", "explanation") }}\n{% for extra in variants("not_oom", f.params if f else {}) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list("not_oom", "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "yaml_invalid" %}\n{% set p = v.findings.yaml_invalid.params %}\n{{ t("reply.yaml_invalid.problem", problem=p.problem) if p.problem else "" }}\n{% if p.line_text %}\n{{ code(p.line_text, "yaml") }}\n{% endif %}\n{% for extra in variants("yaml_invalid", p) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list("yaml_invalid", "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "question" %}\n{{ rt("input_incomplete", "explanation") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt("regression_after_update", "explanation") }}\n{{ rt("regression_after_update", "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
+SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process_host" if o.host else "reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label_host" if o.host else "reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n{{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% for line in details(s.rule_id, s.params, s.merged) %}{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.rule_id in ("gc_off", "risky_family_gc_off") %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and v.kind != "yaml_invalid" %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{% set src = t("reply.evidence.message", number=e.message) if e.message else e.source %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=src, line=e.line) if e.line else t("reply.evidence.at_source", source=src)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "not_oom" %}\n{% set f = v.findings.not_oom %}\n{% if f and f.params.headline %}\n{{ code(f.params.headline, "") }}\n{% endif %}\n{{ rt("not_oom", "explanation") }}\n{% for extra in variants("not_oom", f.params if f else {}) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list("not_oom", "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "yaml_invalid" %}\n{% set p = v.findings.yaml_invalid.params %}\n{{ t("reply.yaml_invalid.problem", problem=p.problem) if p.problem else "" }}\n{% if p.line_text %}\n{{ code(p.line_text, "yaml") }}\n{% endif %}\n{% for extra in variants("yaml_invalid", p) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list("yaml_invalid", "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "question" %}\n{{ rt("input_incomplete", "explanation") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt("regression_after_update", "explanation") }}\n{{ rt("regression_after_update", "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
 OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
 TRANSLATOR = 1
 
