@@ -96,6 +96,8 @@ SPEC = RuleSpec(
         "gradient_accumulation",
         "gradient_accumulation_steps",
         "train_steps",
+        "save_every",
+        "sample_every",
         "family",
         "vram_gib",
         "phase",
