@@ -443,9 +443,6 @@ def _read_model(cfg: _Config, facts: Facts) -> None:
 
 
 def _read_train(cfg: _Config, facts: Facts) -> None:
-    train = cfg.value(("train",))
-    if train is not MISSING:
-        cfg.note("section_train", ("train",), train)
     facts.batch_size = max(1, cfg.int("batch_size", ("train", "batch_size"), 1) or 1)
     facts.gradient_accumulation = max(
         1, cfg.int("gradient_accumulation", ("train", "gradient_accumulation"), 1) or 1
