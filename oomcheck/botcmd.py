@@ -27,24 +27,13 @@ def _say(key: str, lang: str, **params: object) -> str:
     return str(message(f"bot.{key}", lang, **params))
 
 
-def _language_of(value: str) -> str:
-    return "ja" if value.lower().startswith("ja") else "en"
-
-
 def console_language(chosen: str | None, fallback: str = "ja") -> str:
-    """The language of what this command prints (not of the bot's replies): `OOMCHECK_LANG`, as for
-    every other oomcheck command; else the reply language the operator chose (`chosen`); else the
-    locale (`LC_ALL`, `LC_MESSAGES`, `LANG`); else `fallback`, the bot's default reply language."""
-    explicit = os.environ.get("OOMCHECK_LANG", "")
-    if explicit:
-        return _language_of(explicit)
-    if chosen:
-        return _language_of(chosen)
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(var, "")
-        if value:
-            return _language_of(value)
-    return fallback
+    """The language of what this command prints (not of the bot's replies), chosen as for every other
+    oomcheck command, with the reply language the operator set (`chosen`) before the locale, and the
+    bot's default reply language last."""
+    from oomcheck.cli import env_language
+
+    return env_language(chosen, fallback)
 
 
 def _settings_language(settings: BotSettings) -> str:

@@ -36,16 +36,21 @@ def cli_message(key: str, lang: str, **params: object) -> str:
     return message(key, lang, **params)
 
 
-def _env_language() -> str:
-    for var in ("OOMCHECK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(var, "")
+_LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def env_language(chosen: str | None = None, fallback: str = "en") -> str:
+    """The language of what a command prints: `OOMCHECK_LANG`; else `chosen` (a setting of the
+    command's own, such as the bot's reply language); else the locale (`LC_ALL`, `LC_MESSAGES`,
+    `LANG`); else `fallback`."""
+    for value in (os.environ.get("OOMCHECK_LANG"), chosen, *map(os.environ.get, _LOCALE_VARS), fallback):
         if value:
             return "ja" if value.lower().startswith("ja") else "en"
     return "en"
 
 
 def _message_language(choice: str | None) -> str:
-    return choice if choice in ("ja", "en") else _env_language()
+    return choice if choice in ("ja", "en") else env_language()
 
 
 def read_input(path: str | os.PathLike[str], cap: int) -> bytes:
@@ -356,7 +361,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     err = err or sys.stderr
     words = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = _parse(words, _env_language())
+        args = _parse(words, env_language())
     except SystemExit as exc:
         return EXIT_USAGE if exc.code else EXIT_CLEAN
     if args.command == "bot":
