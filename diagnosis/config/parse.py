@@ -1053,6 +1053,13 @@ def _is_json(piece: Piece) -> bool:
     return piece.kind == PieceKind.CONFIG_JSON
 
 
+def _too_big(text: str, limits: Limits) -> bool:
+    """Over `max_config_bytes` in UTF-8: such a text is not parsed."""
+    cap = limits.max_config_bytes
+    # Characters first: a text over the cap in characters is over it in bytes, without encoding it.
+    return len(text) > cap or len(text.encode("utf-8", "replace")) > cap
+
+
 def parse_text(
     text: str, fmt: str, limits: Limits = DEFAULT_LIMITS, scan_tabs: bool = True, mapped: bool = True
 ) -> _Parsed:
@@ -1073,7 +1080,7 @@ def parse_config(
     """
     fmt = "json" if _is_json(piece) else "yaml"
     text = piece.text
-    if len(text) > limits.max_config_bytes or len(text.encode("utf-8", "replace")) > limits.max_config_bytes:
+    if _too_big(text, limits):
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, None, ["max_config_bytes"])
     parsed = parse_text(text, fmt, limits, scan_tabs, mapped)
     if parsed.error is not None or parsed.data is None:
@@ -1164,7 +1171,7 @@ def holding(piece: Piece, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS)
     text = piece.text
     if not _is_json(piece):
         return None  # libyaml's events cost the same whether or not the data is built from them
-    if len(text) > limits.max_config_bytes or len(text.encode("utf-8", "replace")) > limits.max_config_bytes:
+    if _too_big(text, limits):
         return None
     if not _json_holds(text, data, limits):
         return None
@@ -1289,7 +1296,7 @@ def yaml_holding(
     text = piece.text
     if _is_json(piece):
         return None
-    if len(text) > limits.max_config_bytes or len(text.encode("utf-8", "replace")) > limits.max_config_bytes:
+    if _too_big(text, limits):
         return None
     if scan_tabs and _python_scanner_error(text) is not None:
         return None
