@@ -121,7 +121,6 @@ class OomBot(commands.Bot):
         self._inflight: set[int] = set()
         self._turns: dict[int, _Turn] = {}
         self._heartbeat_task: asyncio.Task[None] | None = None
-        self._labels: dict[str, ButtonLabels] = {}
         self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
         bot_commands.register(self)
         # `parsers` is discord.py's private table of gateway handlers (pinned to 2.7 in pyproject).
@@ -358,21 +357,13 @@ class OomBot(commands.Bot):
         size = input_size(request.gathered.inputs)
         reply = await self.engine_call(size, self.engine.render, report, lang=lang, step=step)
         notes = [*request.notes, *self.ignored_notes(request.gathered.ignored, lang)]
-        buttons = ReplyButtons(
-            self.button_labels(lang), step, step < len(report.ladder), lang, request.deletable
+        labels = ButtonLabels(
+            next_step=self.t("button.next_step", lang),
+            language=self.t("button.language", lang),
+            delete=self.t("button.delete", lang),
         )
+        buttons = ReplyButtons(labels, step, step < len(report.ladder), lang, request.deletable)
         return Prepared(request, report, lang, step, from_reply(reply, notes), buttons)
-
-    def button_labels(self, lang: str) -> ButtonLabels:
-        """The buttons' labels in `lang`; the catalogue does not change while the bot runs."""
-        labels = self._labels.get(lang)
-        if labels is None:
-            labels = self._labels[lang] = ButtonLabels(
-                next_step=self.t("button.next_step", lang),
-                language=self.t("button.language", lang),
-                delete=self.t("button.delete", lang),
-            )
-        return labels
 
     async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
         return await self.build(request, await self.diagnose(request, steps=step), step=step, lang=lang)
