@@ -124,6 +124,11 @@ def test_host_ram_fixes_suit_the_phase_and_the_config(lang: str) -> None:
     f.phase = Phase.QUANTIZE
     shown = texts("system_ram_oom", f, lang)
     assert "cache_latents_to_disk" not in shown["fix"] and "num_workers" not in shown["fix"], shown
+    # Latents cached in RAM only, after loading: moving them to disk is the lever, with the workers.
+    f.datasets = [DatasetFacts(index=0, latents_cached=True)]
+    f.phase = Phase.TRAINING_STEP
+    shown = texts("system_ram_oom", f, lang)
+    assert "cache_latents_to_disk" in shown["fix"] and "num_workers" in shown["fix"], shown
 
 
 @pytest.mark.parametrize("lang", LANGS)
