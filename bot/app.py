@@ -362,7 +362,9 @@ class OomBot(commands.Bot):
             language=self.t("button.language", lang),
             delete=self.t("button.delete", lang),
         )
-        buttons = ReplyButtons(labels, step, step < len(report.ladder), lang, request.deletable)
+        buttons = ReplyButtons(
+            labels, step=step, has_next=step < len(report.ladder), lang=lang, deletable=request.deletable
+        )
         return Prepared(request, report, lang, step, from_reply(reply, notes), buttons)
 
     async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:

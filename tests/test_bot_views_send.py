@@ -42,7 +42,8 @@ async def test_prebuilt_components_are_what_the_view_gives(buttons: ReplyButtons
 
 @pytest.mark.parametrize("deletable", [True, False])
 async def test_the_send_payload_is_the_one_the_view_gives(deletable: bool) -> None:
-    buttons = ReplyButtons(ButtonLabels("Next", "日本語 / English", "Delete"), 2, True, "en", deletable)
+    labels = ButtonLabels("Next", "日本語 / English", "Delete")
+    buttons = ReplyButtons(labels, step=2, has_next=True, lang="en", deletable=deletable)
 
     def payload(view: discord.ui.View) -> Any:
         with handle_message_parameters(content="hi", nonce=1, view=view) as params:
@@ -52,7 +53,9 @@ async def test_the_send_payload_is_the_one_the_view_gives(deletable: bool) -> No
 
 
 async def test_discord_py_does_not_store_the_stand_in() -> None:
-    sent = ReplyButtons(ButtonLabels("a", "b", "c"), 1, False, "ja", True).for_send()
+    sent = ReplyButtons(
+        ButtonLabels("a", "b", "c"), step=1, has_next=False, lang="ja", deletable=True
+    ).for_send()
     assert isinstance(sent, SentComponents)
     assert sent.__discord_ui_view__  # accepted by Messageable.send
     # The condition under which discord.py stores a sent view (abc.Messageable.send).
