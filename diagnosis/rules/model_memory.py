@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import re
-
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
+from diagnosis.lazyre import LazyPattern
 from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
 from diagnosis.rules.base import (
     CACHE_TE,
@@ -32,7 +31,8 @@ def _big(f: Facts) -> bool:
     return (f.params_b or 0) >= thresholds().big_model_b
 
 
-_BITS = re.compile(r"(?:u?int|convrotint|convrot|nvfp|q?float)(\d)|(\d) bit")
+# Compiled on first use: only a big model's quantize step reads a qtype (issue #8, start-up).
+_BITS = LazyPattern(r"(?:u?int|convrotint|convrot|nvfp|q?float)(\d)|(\d) bit")
 
 
 def _bits(qtype: str | None) -> int | None:
