@@ -3,7 +3,7 @@
 INDEX = {
     '14643:db4acf23': 'diagnosis_data_families',
     '2038:ac9e9f9c': 'locales_ja_cli',
-    '24534:66f8073b': 'locales_ja_rules',
+    '24530:73d5cd01': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
     '34653:af2e414b': 'locales_en_rules',
     '3493:9bbb233c': 'diagnosis_data_ladder',
