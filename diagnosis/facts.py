@@ -291,7 +291,7 @@ class _Config:
         self.facts.paths[fact] = real
         if not self.with_evidence:
             return
-        ev = self.evidence(real, None if value is MISSING else value)
+        ev = self.evidence(real, value)
         if ev is not None:
             self.facts.evidence[fact] = ev
 
