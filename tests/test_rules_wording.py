@@ -63,6 +63,12 @@ def test_a_video_preview_step_names_the_frames_it_changes(lang: str) -> None:
     assert "81" in shown["action"] and str(finding.params["new_frames"]) in shown["action"], shown
     assert "num_frames" in shown["fix"] and "Num Frames" in shown["ui_path"], shown
     assert "Width / Height" not in shown["fix"], shown
+    # Too large as well: the step lowers the frames and the size, and says both.
+    f.sample_width = f.sample_height = 1536
+    finding = found("preview_heavy", f)
+    assert {e.path for e in finding.edits} > {("sample", "num_frames")}
+    shown = texts("preview_heavy", f, lang)
+    assert "num_frames" in shown["fix"] and "Width / Height" in shown["fix"], shown
 
 
 QWEN = ("qwen_image", "Qwen/Qwen-Image")
