@@ -109,6 +109,11 @@ def fmt_gib(value: float) -> float:
     return round(value, 2)
 
 
+def big_model(f: Facts) -> bool:
+    """A model large enough that quantizing it and low_vram matter (`thresholds.big_model_b`)."""
+    return (f.params_b or 0) >= thresholds().big_model_b
+
+
 # The model's low-memory options, by the names the UI gives them (the same in every language).
 QUANTIZE, LOW_VRAM, CACHE_TE, QUANTIZE_TE, LAYER_OFFLOADING = (
     "Quantize",
@@ -135,7 +140,7 @@ def options_off(f: Facts, skip: Iterable[str] = (), offload: bool = False) -> li
     fam = family(f)
     te = fam.text_encoder is not None and not f.train_text_encoder
     off = {
-        QUANTIZE: not f.quantize and (f.params_b or 0) >= thresholds().big_model_b,
+        QUANTIZE: not f.quantize and big_model(f),
         LOW_VRAM: fam.low_vram and not f.low_vram,
         CACHE_TE: te and not (f.cache_text_embeddings or f.unload_text_encoder),
         # SD 1.5 and SDXL: the UI has no quantization section, and their CLIP encoders are small.

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
-from diagnosis.families import thresholds
 from diagnosis.lazyre import LazyPattern
 from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
 from diagnosis.rules.base import (
@@ -12,6 +11,7 @@ from diagnosis.rules.base import (
     LOW_VRAM,
     QUANTIZE,
     RuleSpec,
+    big_model,
     checks_config,
     ev,
     family,
@@ -25,10 +25,6 @@ from diagnosis.rules.base import (
 # A text encoder this big (bf16 GiB) kept unquantized on a 24 GB card crowds out the transformer.
 _TE_BIG_GIB = 8.0
 _TE_BIG_VRAM = 24.0
-
-
-def _big(f: Facts) -> bool:
-    return (f.params_b or 0) >= thresholds().big_model_b
 
 
 # Compiled on first use: only a big model's quantize step reads a qtype (issue #8, start-up).
@@ -63,7 +59,7 @@ def _quantize_params(f: Facts) -> tuple[dict[str, object], list[ConfigEdit]]:
 
 
 def check_quantize(f: Facts) -> Finding | None:
-    if not checks_config(f) or f.quantize or not _big(f):
+    if not checks_config(f) or f.quantize or not big_model(f):
         return None
     fam = family(f)
     if not (vram(f) <= fam.quantize_up_to or load_oom(f)):
@@ -88,7 +84,7 @@ def check_low_vram(f: Facts) -> Finding | None:
     fam = family(f)
     if not fam.low_vram:
         return None
-    if not (vram(f) <= fam.low_vram_up_to or (load_oom(f) and _big(f))):
+    if not (vram(f) <= fam.low_vram_up_to or (load_oom(f) and big_model(f))):
         return None
     return NO_LOW_VRAM.finding(
         evidence=ev(f, "low_vram", "arch", "oom"),

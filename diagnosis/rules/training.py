@@ -8,6 +8,7 @@ from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
 from diagnosis.rules.base import (
     RuleSpec,
     batch_one,
+    big_model,
     checks_config,
     ds_ev,
     ev,
@@ -82,9 +83,7 @@ def check_train_te(f: Facts) -> Finding | None:
 def check_optimizer(f: Facts) -> Finding | None:
     if not whole_config(f) or f.optimizer not in _FULL_PRECISION_OPTIMIZERS:
         return None
-    big_lora = (f.network_rank or 0) >= thresholds().optimizer_lora_rank and (
-        f.params_b or 0
-    ) >= thresholds().big_model_b
+    big_lora = (f.network_rank or 0) >= thresholds().optimizer_lora_rank and big_model(f)
     if not (f.full_finetune or big_lora):
         return None
     return OPTIMIZER.finding(
