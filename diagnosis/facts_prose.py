@@ -232,9 +232,9 @@ class _Prose:
         # Folding works character by character (the one letter whose lower case depends on its
         # neighbours, a final sigma, stops at a line feed), so the folded text's lines are the lines
         # folded (tests/test_speed_cconfig_prose.py).
-        for number, folded in enumerate(self.folded.split("\n") if self.present else ()):
+        for number, line in enumerate(folded.split("\n") if self.present else ()):
             for literal in self.present:
-                if literal in folded:
+                if literal in line:
                     self.lines_with[literal].add(number)
         # The places of the patterns that can match (one of their needed literals is present, or they
         # need none), group by group, found from the present literals alone (a group that no present
@@ -242,10 +242,7 @@ class _Prose:
         places: dict[int, set[int]] = {key: set(at) for key, at in index.always.items()}
         for literal in self.present:
             for key, place in index.groups_of[literal]:
-                if key in places:
-                    places[key].add(place)
-                else:
-                    places[key] = {place}
+                places.setdefault(key, set()).add(place)
         self.places = places
 
     def live(self, patterns: Sequence[re.Pattern[str]]) -> list[re.Pattern[str]]:
