@@ -21,8 +21,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
-from diagnosis.config.parse import holding, parse_config, yaml_holding
-from diagnosis.config.parse import same_data as _same
+from diagnosis.config.parse import holding, parse_config, same_data, yaml_holding
 from diagnosis.datafile import data_file
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
@@ -348,7 +347,7 @@ class _Applier:
             )
         if new_doc is None:
             new_doc = parse_config(piece, self.limits, scan_tabs=scan_tabs, mapped=mapped)
-        same = new_doc.data is self.doc.data or _same(new_doc.data, self.doc.data)
+        same = new_doc.data is self.doc.data or same_data(new_doc.data, self.doc.data)
         holds = new_doc.process_path == self.doc.process_path and same
         if not new_doc.ok or not holds:
             _log.warning("step %d: corrected config does not hold the edits", step.number)

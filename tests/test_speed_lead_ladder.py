@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from diagnosis import diagnose
-from diagnosis.config.parse import parse_config
-from diagnosis.ladder import _same
+from diagnosis.config.parse import parse_config, same_data
 from diagnosis.models import Piece, PieceKind, Report
 from tests.speed_oracles import bundled_inputs
 
@@ -117,13 +116,13 @@ def test_a_key_behind_an_alias_is_never_offered_as_a_corrected_file() -> None:
 
 
 def test_same_is_strict_where_config_data_differs() -> None:
-    assert _same({"a": 1, "b": [1.0, "x"]}, {"b": [1.0, "x"], "a": 1})
-    assert _same({"lr": math.nan}, {"lr": math.nan})
-    assert not _same({"gc": True}, {"gc": 1})
-    assert not _same({"n": 1}, {"n": 1.0})
-    assert not _same([1, 2], [1, 2, 3])
-    assert not _same({"a": None}, {"a": {}})
-    assert not _same({"a": 1}, {"b": 1})
+    assert same_data({"a": 1, "b": [1.0, "x"]}, {"b": [1.0, "x"], "a": 1})
+    assert same_data({"lr": math.nan}, {"lr": math.nan})
+    assert not same_data({"gc": True}, {"gc": 1})
+    assert not same_data({"n": 1}, {"n": 1.0})
+    assert not same_data([1, 2], [1, 2, 3])
+    assert not same_data({"a": None}, {"a": {}})
+    assert not same_data({"a": 1}, {"b": 1})
 
 
 def test_the_tab_scan_can_be_left_out_for_a_text_that_already_passed_it() -> None:
