@@ -203,7 +203,7 @@ SPEC = RuleSpec(
     order=150,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
-    reads=("fatal", "other_processes", "device_index", "says_other_programs"),
+    reads=("fatal", "other_processes", "device_index", "says_wrong_gpu", "says_other_programs"),
     rank=2,
     check=check_other_process,
 )
@@ -212,7 +212,7 @@ FRAGMENTATION = RuleSpec(
     order=160,
     severity=Severity.WARNING,
     applicability=Applicability.ADVICE,
-    reads=("fatal",),
+    reads=("fatal", "os"),
     rank=70,
     check=check_fragmentation,
 )
