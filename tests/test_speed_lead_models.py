@@ -11,4 +11,3 @@ def test_with_text_changes_the_text_and_nothing_else() -> None:
     assert copy.text == '{"a": 1}'
     assert copy._replace(text=piece.text) == piece
     assert type(copy) is Piece
-
