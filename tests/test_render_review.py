@@ -101,23 +101,29 @@ def test_a_container_oom_names_the_listed_trainer_as_the_trainer(lang: str) -> N
 
 
 GIB = 1024**3
-EVENTS = [
-    # (this process has, allocated by PyTorch, [(pid, bytes held)])
-    (None, 22.6, [(4122, 23.33)]),  # container: the trainer alone
-    (None, 22.6, [(4122, 23.33), (77, 1.5)]),  # container: the trainer and one other program
-    (None, None, [(4122, 23.33)]),  # nothing to tell them apart
-    (20.0, 19.0, [(77, 3.5), (78, 0.5)]),  # the usual message: every listed process is another one
-    (None, 10.0, [(1, 9.6), (2, 9.4)]),  # at the 95 % line
+SPLITS = [
+    # (this process has, allocated by PyTorch, [(pid, bytes held)]) → (the trainer's GiB, the others' pids)
+    ((None, 22.6, [(4122, 23.33)]), (23.33, [])),  # container: the trainer alone
+    ((None, 22.6, [(4122, 23.33), (77, 1.5)]), (23.33, [77])),  # container: the trainer and one other program
+    ((None, None, [(4122, 23.33)]), (None, [])),  # nothing to tell them apart: neither is claimed
+    (
+        (20.0, 19.0, [(77, 3.5), (78, 0.5)]),
+        (20.0, [77, 78]),
+    ),  # the usual message: every listed one is another
+    ((None, 10.0, [(1, 9.6), (2, 9.4)]), (9.6, [2])),  # at the 95 % line
 ]
 
 
-@pytest.mark.parametrize(("process", "allocated", "listed"), EVENTS)
-def test_the_reply_counts_as_others_what_the_rule_counts(
-    process: float | None, allocated: float | None, listed: list[tuple[int, float]]
+@pytest.mark.parametrize(("given", "expected"), SPLITS)
+def test_the_trainer_and_the_other_processes_of_an_oom_message(
+    given: tuple[float | None, float | None, list[tuple[int, float]]],
+    expected: tuple[float | None, list[int]],
 ) -> None:
-    from diagnosis.render.view import _split_processes
+    # One function decides for the rule (other_process_on_gpu) and for the reply's OOM line.
+    from diagnosis.logreader.oom import trainer_and_others
     from diagnosis.rules.environment import _foreign
 
+    process, allocated, listed = given
     event = cuda_oom(
         0.5,
         200,
@@ -126,7 +132,10 @@ def test_the_reply_counts_as_others_what_the_rule_counts(
         allocated_bytes=int(allocated * GIB) if allocated is not None else None,
         other_processes=[OtherProcess(pid, int(held * GIB)) for pid, held in listed],
     )
-    assert _split_processes(event)[1] == _foreign(Facts(fatal=event))
+    trainer, others = trainer_and_others(event)
+    want_trainer, want_others = expected
+    assert (None if trainer is None else round(trainer / GIB, 2)) == want_trainer
+    assert [p.pid for p in others] == want_others == [p.pid for p in _foreign(Facts(fatal=event))]
 
 
 # ---------------------------------------------------------------------- A4: the family's GC sentence

@@ -10,6 +10,7 @@ import difflib
 import re
 from typing import Any, NamedTuple
 
+from diagnosis.logreader.oom import trainer_and_others
 from diagnosis.models import (
     Applicability,
     ConfigShape,
@@ -17,7 +18,6 @@ from diagnosis.models import (
     LadderStep,
     OomEvent,
     OomKind,
-    OtherProcess,
     Phase,
     Report,
     Severity,
@@ -138,26 +138,11 @@ def _fatal(report: Report) -> OomEvent | None:
     return None
 
 
-def _split_processes(event: OomEvent) -> tuple[int | None, list[OtherProcess]]:
-    """(what the trainer holds, the processes that are not the trainer), as other_process_on_gpu decides.
-
-    Inside a container NVML lists the trainer under its host PID and the message has no "this process
-    has" fragment: a listed process holding at least what PyTorch allocated is the trainer itself
-    (rules/environment.py `_foreign`; tests hold the two to the same answer).
-    """
-    if event.process_bytes is not None:
-        return event.process_bytes, list(event.other_processes)
-    if event.allocated_bytes is None:
-        return None, []  # nothing tells the trainer from the others: claim neither
-    own = event.allocated_bytes * 0.95
-    trainer = [p.bytes for p in event.other_processes if p.bytes >= own]
-    return (max(trainer) if trainer else None), [p for p in event.other_processes if p.bytes < own]
-
-
 def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
     if event is None:
         return None
-    process, foreign = _split_processes(event)
+    # The reply counts as others what other_process_on_gpu counts as foreign (the same function).
+    process, foreign = trainer_and_others(event)
     others = sum(p.bytes for p in foreign) if foreign else None
     numbers = OomNumbers(
         tried=size_text(event.tried_bytes),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
+from diagnosis.logreader.oom import trainer_and_others
 from diagnosis.models import Applicability, Evidence, Finding, OomKind, OtherProcess, Phase, Severity
 from diagnosis.rules.base import (
     GIB,
@@ -22,18 +23,7 @@ from diagnosis.rules.base import (
 
 def _foreign(f: Facts) -> list[OtherProcess]:
     """Processes listed in the OOM message that are not the trainer itself."""
-    event = f.fatal
-    if event is None:
-        return []
-    procs = list(event.other_processes)
-    if event.process_bytes is None:
-        # Inside a container NVML lists the trainer under its host PID, with no "this process has"
-        # fragment: a listed process holding at least what PyTorch allocated is the trainer.
-        if event.allocated_bytes is None:
-            return []
-        own = event.allocated_bytes * 0.95
-        procs = [p for p in procs if p.bytes < own]
-    return procs
+    return [] if f.fatal is None else trainer_and_others(f.fatal)[1]
 
 
 def check_other_process(f: Facts) -> Finding | None:
