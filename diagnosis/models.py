@@ -227,6 +227,21 @@ class OomEvent(Record):
     device_index: int | None = None
     other_processes: list[OtherProcess] = field(default_factory=list)
 
+    def trainer_and_others(self) -> tuple[int | None, list[OtherProcess]]:
+        """What the trainer holds on the card, and the listed processes that are not the trainer.
+
+        Inside a container NVML lists the trainer under its host PID, and the message has no "this
+        process has" fragment: a listed process holding at least what PyTorch allocated is the
+        trainer. With neither figure nothing tells the trainer from the others, and neither is claimed.
+        """
+        if self.process_bytes is not None:
+            return self.process_bytes, list(self.other_processes)
+        if self.allocated_bytes is None:
+            return None, []
+        own = self.allocated_bytes * 0.95
+        trainer = [p.bytes for p in self.other_processes if p.bytes >= own]
+        return (max(trainer) if trainer else None), [p for p in self.other_processes if p.bytes < own]
+
 
 class NonOomError(NamedTuple):
     """The error that ended a run when it was not an out-of-memory."""

@@ -120,7 +120,6 @@ def test_the_trainer_and_the_other_processes_of_an_oom_message(
     expected: tuple[float | None, list[int]],
 ) -> None:
     # One function decides for the rule (other_process_on_gpu) and for the reply's OOM line.
-    from diagnosis.logreader.oom import trainer_and_others
     from diagnosis.rules.environment import _foreign
 
     process, allocated, listed = given
@@ -132,7 +131,7 @@ def test_the_trainer_and_the_other_processes_of_an_oom_message(
         allocated_bytes=int(allocated * GIB) if allocated is not None else None,
         other_processes=[OtherProcess(pid, int(held * GIB)) for pid, held in listed],
     )
-    trainer, others = trainer_and_others(event)
+    trainer, others = event.trainer_and_others()
     want_trainer, want_others = expected
     assert (None if trainer is None else round(trainer / GIB, 2)) == want_trainer
     assert [p.pid for p in others] == want_others == [p.pid for p in _foreign(Facts(fatal=event))]

@@ -375,18 +375,3 @@ _FILLABLE = (
     "non_pytorch_bytes",
     "device_index",
 )
-
-
-def trainer_and_others(event: OomEvent) -> tuple[int | None, list[OtherProcess]]:
-    """What the trainer holds on the card, and the listed processes that are not the trainer.
-
-    Inside a container NVML lists the trainer under its host PID, and the message has no "this
-    process has" fragment: a listed process holding at least what PyTorch allocated is the trainer.
-    With neither figure nothing tells the trainer from the others, and neither is claimed."""
-    if event.process_bytes is not None:
-        return event.process_bytes, list(event.other_processes)
-    if event.allocated_bytes is None:
-        return None, []
-    own = event.allocated_bytes * 0.95
-    trainer = [p.bytes for p in event.other_processes if p.bytes >= own]
-    return (max(trainer) if trainer else None), [p for p in event.other_processes if p.bytes < own]

@@ -10,7 +10,6 @@ import difflib
 import re
 from typing import Any, NamedTuple
 
-from diagnosis.logreader.oom import trainer_and_others
 from diagnosis.models import (
     Applicability,
     ConfigShape,
@@ -142,7 +141,7 @@ def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
     if event is None:
         return None
     # The reply counts as others what other_process_on_gpu counts as foreign (the same function).
-    process, foreign = trainer_and_others(event)
+    process, foreign = event.trainer_and_others()
     others = sum(p.bytes for p in foreign) if foreign else None
     numbers = OomNumbers(
         tried=size_text(event.tried_bytes),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
-from diagnosis.logreader.oom import trainer_and_others
 from diagnosis.models import Applicability, Evidence, Finding, OomKind, OtherProcess, Phase, Severity
 from diagnosis.rules.base import (
     GIB,
@@ -23,7 +22,7 @@ from diagnosis.rules.base import (
 
 def _foreign(f: Facts) -> list[OtherProcess]:
     """Processes listed in the OOM message that are not the trainer itself."""
-    return [] if f.fatal is None else trainer_and_others(f.fatal)[1]
+    return [] if f.fatal is None else f.fatal.trainer_and_others()[1]
 
 
 def check_other_process(f: Facts) -> Finding | None:
