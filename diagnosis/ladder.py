@@ -1,9 +1,9 @@
 """The fix ladder: findings ranked by the phase, one change per step, each step's config verified.
 
-Order (data/ladder.yaml): a few findings always come first (the config does not parse, the error is
-not an OOM, the host ran out); then the findings that are errors in this phase, in the phase's order;
-then the other errors, warnings and tips by their base rank; findings that the phase rules out as the
-cause (GC for an OOM while loading) go last.
+Order (each rule's `Placement`, diagnosis/rules/base.py): a few findings always come first (the
+config does not parse, the error is not an OOM, the host ran out); then the findings that are errors
+in this phase, in the phase's order; then the other errors, warnings and tips by their base rank;
+findings that the phase rules out as the cause (GC for an OOM while loading) go last.
 
 Each step's edits are applied to the config data left by the steps before it and re-checked on the
 config alone: the step's findings must be gone and no new finding may appear, or the step does not
@@ -17,69 +17,50 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
 from diagnosis.config.parse import holding, parse_config, same_data, yaml_holding
-from diagnosis.datafile import data_file
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logs import get_logger
 from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity, with_text
 from diagnosis.record import replace
+from diagnosis.rules import Role, role, spec
 
 _log = get_logger(__name__)
-
-# Notices and questions shown beside the diagnosis, not a change to make: the ladder holds only steps
-# the user can act on, so "still out of memory → next step" never lands on "send the log".
-NOT_ON_LADDER = frozenset({"secret_in_input", "input_incomplete"})
 
 _SEVERITY_TIER = {Severity.ERROR: 2, Severity.WARNING: 3, Severity.INFO: 4}
 
 Recheck = Callable[[ConfigDoc], list[Finding]]
 
 
-class _Order(NamedTuple):
-    ruled_out_load: frozenset[str]
-    ruled_out_host: frozenset[str]
-    tips: frozenset[str]
-    first: tuple[str, ...]
-    order: dict[str, tuple[str, ...]]
-    last: dict[str, frozenset[str]]
+def _ranked(finding: Finding) -> bool:
+    # Notices and questions are shown beside the diagnosis, not a change to make: the ladder holds only
+    # steps the user can act on, so "still out of memory → next step" never lands on "send the log".
+    # Tips are ranked with the steps (the reply lists them in that order) but are no step.
+    return role(finding.rule_id).on_ladder or _is_tip(finding)
 
 
-@cache
-def _order() -> _Order:
-    raw: dict[str, Any] = data_file("ladder.yaml")
-    phases: dict[str, Any] = raw.get("phases", {})
-    ruled_out: dict[str, Any] = raw.get("ruled_out", {})
-    return _Order(
-        ruled_out_load=frozenset(ruled_out.get("load", [])),
-        ruled_out_host=frozenset(ruled_out.get("host", [])),
-        tips=frozenset(raw.get("tips", [])),
-        first=tuple(raw.get("first", [])),
-        order={k: tuple(v.get("order", [])) for k, v in phases.items()},
-        last={k: frozenset(v.get("last", [])) for k, v in phases.items()},
-    )
+def _is_tip(finding: Finding) -> bool:
+    return role(finding.rule_id) == Role.TIP
 
 
 def drop_ruled_out(findings: Sequence[Finding], facts: Facts) -> list[Finding]:
     """Leave out later-phase findings when the evidence places the failure before them."""
-    o = _order()
     out: set[str] = set()
     gpu_failure = facts.fatal is not None and not facts.fatal.kind.on_host
     # "CUDA error: out of memory" is reported asynchronously: its traceback may name the wrong phase.
     phase_trusted = facts.oom_kind != OomKind.CUDA_ERROR.value
     loading = facts.phase in (Phase.MODEL_LOAD, Phase.QUANTIZE)
     if loading and phase_trusted and (facts.has_oom or facts.has_log):
-        out |= o.ruled_out_load
+        out.add("load")
     if (facts.host_oom is not None or facts.says_host_killed) and not gpu_failure:
-        out |= o.ruled_out_host
-    kept = [f for f in findings if f.rule_id not in out]
-    if all(f.rule_id in o.tips or f.rule_id in NOT_ON_LADDER for f in kept):
+        out.add("host")
+    kept = [f for f in findings if not spec(f.rule_id).placement.ruled_out_by & out]
+    if all(_is_tip(f) or not _ranked(f) for f in kept):
         # A tip alone would become the reply's cause; it is only worth saying beside a real one.
-        kept = [f for f in kept if f.rule_id not in o.tips]
+        kept = [f for f in kept if not _is_tip(f)]
     return kept
 
 
@@ -89,22 +70,21 @@ def _phase_key(facts: Facts) -> str:
 
 
 def _sort_key(finding: Finding, phase: str) -> tuple[int, int]:
-    o = _order()
-    if finding.rule_id in o.first:
-        return (0, o.first.index(finding.rule_id))
-    if finding.rule_id in o.last.get(phase, frozenset()):
+    placement = spec(finding.rule_id).placement
+    if placement.first is not None:
+        return (0, placement.first)
+    if phase in placement.last_in:
         return (6, finding.ladder_rank)
-    order = o.order.get(phase, ())
-    if finding.severity == Severity.ERROR and finding.rule_id in order:
-        return (1, order.index(finding.rule_id))
+    if finding.severity == Severity.ERROR and phase in placement.phases:
+        return (1, placement.phases[phase])
     return (_SEVERITY_TIER[finding.severity], finding.ladder_rank)
 
 
 def rank_findings(findings: Sequence[Finding], facts: Facts) -> list[Finding]:
     """Findings in ladder order; notices and questions (a pasted secret, what is missing) at the end."""
     phase = _phase_key(facts)
-    on = sorted((f for f in findings if f.rule_id not in NOT_ON_LADDER), key=lambda f: _sort_key(f, phase))
-    off = [f for f in findings if f.rule_id in NOT_ON_LADDER]
+    on = sorted((f for f in findings if _ranked(f)), key=lambda f: _sort_key(f, phase))
+    off = [f for f in findings if not _ranked(f)]
     for place, finding in enumerate(on, start=1):
         finding.ladder_rank = place
     return on + off
@@ -115,12 +95,11 @@ def _edit_key(edits: Sequence[ConfigEdit]) -> tuple[tuple[Any, ...], ...]:
 
 
 def _group(ranked: Sequence[Finding]) -> list[tuple[list[str], list[ConfigEdit]]]:
-    """One step per finding; findings making the same edit (gc_off and risky_family_gc_off) share one.
-    Tips (data/ladder.yaml) are no step: the reply lists them beside the ladder."""
+    """One step per finding; findings making the same edit (turning gradient checkpointing on) share one.
+    Tips are no step: the reply lists them beside the ladder."""
     groups: list[tuple[list[str], list[ConfigEdit]]] = []
-    tips = _order().tips
     for finding in ranked:
-        if finding.rule_id in NOT_ON_LADDER or finding.rule_id in tips:
+        if not role(finding.rule_id).on_ladder:
             continue
         if finding.edits:
             same = next((g for g in groups if g[1] and _edit_key(g[1]) == _edit_key(finding.edits)), None)

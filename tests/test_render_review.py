@@ -120,7 +120,7 @@ def test_the_trainer_and_the_other_processes_of_an_oom_message(
     expected: tuple[float | None, list[int]],
 ) -> None:
     # One function decides for the rule (other_process_on_gpu) and for the reply's OOM line.
-    from diagnosis.rules.environment import _foreign
+    from diagnosis.rules.other_process_on_gpu import _foreign
 
     process, allocated, listed = given
     event = cuda_oom(

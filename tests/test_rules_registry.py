@@ -1,5 +1,5 @@
-"""The registry finds every module's `SPECS` by itself: adding a rule touches its module and the
-catalogues only."""
+"""The registry finds every rule module's `SPEC` by itself: adding a rule touches its module, the
+catalogues and its test file only."""
 
 from __future__ import annotations
 
@@ -14,37 +14,33 @@ import pytest
 import diagnosis.rules as rules
 from diagnosis.rules import RULE_IDS, catalogue, discover
 
-# The order the catalogue had when `_SPECS` was a hand-written list: discovery must keep it.
-_ORDER_BEFORE = (
-    "gc_off", "risky_family_gc_off", "batch_too_large", "bucket_too_large", "preview_heavy",
-    "no_quantize_big_model", "no_low_vram", "text_encoder_not_unloaded_or_cached", "video_frames_heavy",
-    "dtype_fp32", "latents_not_cached", "train_text_encoder_on", "optimizer_full_precision_states",
-    "high_rank", "other_process_on_gpu", "fragmentation", "system_ram_oom", "windows_pagefile",
-    "gpu_too_small_for_model", "shm_too_small", "regression_after_update", "not_oom", "input_incomplete",
-    "yaml_invalid", "secret_in_input",
-)  # fmt: skip
-
 _MODULE = """
 from diagnosis.models import Applicability, Severity
 from diagnosis.rules.base import RuleSpec
 
-SPECS = (
-    RuleSpec(id="{rid}", order={order}, severity=Severity.INFO, applicability=Applicability.ADVICE,
-             reads=(), rank=50, check=lambda f: None),
+SPEC = RuleSpec(
+    id="{rid}", order={order}, severity=Severity.INFO, applicability=Applicability.ADVICE,
+    reads=(), rank=50, check=lambda f: None,
 )
 """
 
 
-def test_rule_ids_keep_their_order() -> None:
-    assert RULE_IDS == _ORDER_BEFORE
+def test_rules_run_in_the_order_of_their_specs() -> None:
+    assert list(RULE_IDS) == [s.id for s in sorted(catalogue(), key=lambda s: s.order)]
+    assert len({s.order for s in catalogue()}) == len(RULE_IDS)
 
 
-def test_every_module_of_the_package_lists_its_specs() -> None:
+def test_each_rule_is_the_module_of_its_name() -> None:
     listed = set()
     for info in pkgutil.iter_modules(rules.__path__):
         module = importlib.import_module(f"diagnosis.rules.{info.name}")
-        listed |= {spec.id for spec in getattr(module, "SPECS", ())}
-    assert listed == {spec.id for spec in catalogue()}
+        spec = getattr(module, "SPEC", None)
+        if spec is not None:
+            assert spec.id == info.name
+            listed.add(spec.id)
+        else:
+            assert info.name == "base", f"{info.name} holds no SPEC: shared helpers go in base.py"
+    assert listed == set(RULE_IDS)
 
 
 @pytest.fixture
@@ -62,15 +58,21 @@ def package(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_a_new_module_is_picked_up_in_its_order(package: Path) -> None:
-    (package / "late.py").write_text(_MODULE.format(rid="late_rule", order=900), encoding="utf-8")
-    (package / "early.py").write_text(_MODULE.format(rid="early_rule", order=5), encoding="utf-8")
+    (package / "late_rule.py").write_text(_MODULE.format(rid="late_rule", order=900), encoding="utf-8")
+    (package / "early_rule.py").write_text(_MODULE.format(rid="early_rule", order=5), encoding="utf-8")
     (package / "helpers.py").write_text("X = 1\n", encoding="utf-8")
     found = discover(importlib.import_module("h3b_extra_rules"))
     assert [spec.id for spec in found] == ["early_rule", "late_rule"]
 
 
 def test_a_reused_order_is_refused(package: Path) -> None:
-    (package / "one.py").write_text(_MODULE.format(rid="one_rule", order=7), encoding="utf-8")
-    (package / "two.py").write_text(_MODULE.format(rid="two_rule", order=7), encoding="utf-8")
+    (package / "one_rule.py").write_text(_MODULE.format(rid="one_rule", order=7), encoding="utf-8")
+    (package / "two_rule.py").write_text(_MODULE.format(rid="two_rule", order=7), encoding="utf-8")
     with pytest.raises(ValueError, match="order"):
+        discover(importlib.import_module("h3b_extra_rules"))
+
+
+def test_a_rule_in_a_module_of_another_name_is_refused(package: Path) -> None:
+    (package / "themed.py").write_text(_MODULE.format(rid="one_rule", order=7), encoding="utf-8")
+    with pytest.raises(ValueError, match="named after its id"):
         discover(importlib.import_module("h3b_extra_rules"))

@@ -6,7 +6,6 @@ INDEX = {
     '24530:73d5cd01': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
     '34653:af2e414b': 'locales_en_rules',
-    '3493:9bbb233c': 'diagnosis_data_ladder',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
     '5525:887fefbe': 'locales_ja_reply',

@@ -1,9 +1,11 @@
-"""The rule catalogue: one `RuleSpec` per rule id of RULES.md, each with one small check function.
+"""The rule catalogue: one module per rule id of RULES.md, named after it, holding the rule's whole
+`SPEC` (role, ladder placement, the facts it reads, its check and its fix).
 
-Adding a rule: write its check and spec in a module of this package, list the spec in that module's
-`SPECS` with an unused `order`, and add its texts to the message catalogues (`locales/*/rules.yaml`).
-The registry finds every module's `SPECS` by itself. A fact no other rule reads can be computed in the
-rule from the Facts already there (e.g. `datasets`, `fatal`); only a new source of input needs facts.py.
+Adding a rule: write `diagnosis/rules/<rule_id>.py` with its check and `SPEC` (an unused `order`), add
+its texts to the message catalogues (`locales/*/rules.yaml`) and its tests
+(`tests/rules/test_<rule_id>.py`). The registry finds the module by itself. Helpers that several rules
+share live in `base.py`. A fact no other rule reads can be computed in the rule from the Facts already
+there (e.g. `datasets`, `fatal`); only a new source of input needs facts.py.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from types import ModuleType
 from diagnosis.facts_model import Facts
 from diagnosis.logs import get_logger
 from diagnosis.models import Finding
-from diagnosis.rules.base import RuleSpec
+from diagnosis.rules.base import Role, RuleSpec
 
 _log = get_logger(__name__)
 
@@ -33,12 +35,18 @@ def module_names(package: ModuleType) -> list[str]:
 
 
 def discover(package: ModuleType) -> tuple[RuleSpec, ...]:
-    """Every spec in the `SPECS` of the package's modules, by `order`; duplicate ids or orders are a
-    programming error and fail at import."""
+    """The `SPEC` of each module of the package (a module without one holds helpers), by `order`; a
+    module named otherwise than its rule's id, or a duplicate id or order, is a programming error and
+    fails at import."""
     found: list[RuleSpec] = []
     for name in module_names(package):
         module = importlib.import_module(f"{package.__name__}.{name}")
-        found.extend(getattr(module, "SPECS", ()))
+        spec = getattr(module, "SPEC", None)
+        if spec is None:
+            continue
+        if spec.id != name:
+            raise ValueError(f"rule {spec.id} is in module {name}: a rule's module is named after its id")
+        found.append(spec)
     specs = tuple(sorted(found, key=lambda spec: spec.order))
     for what, values in (("id", [s.id for s in specs]), ("order", [str(s.order) for s in specs])):
         twice = sorted({v for v in values if values.count(v) > 1})
@@ -49,7 +57,8 @@ def discover(package: ModuleType) -> tuple[RuleSpec, ...]:
 
 _SPECS: tuple[RuleSpec, ...] = discover(sys.modules[__name__])
 
-RULE_IDS: tuple[str, ...] = tuple(spec.id for spec in _SPECS)
+RULE_IDS: tuple[str, ...] = tuple(rule.id for rule in _SPECS)
+_BY_ID: dict[str, RuleSpec] = {rule.id: rule for rule in _SPECS}
 
 
 def catalogue() -> list[RuleSpec]:
@@ -57,7 +66,7 @@ def catalogue() -> list[RuleSpec]:
 
 
 def spec_of(rule_id: str) -> RuleSpec | None:
-    return next((s for s in _SPECS if s.id == rule_id), None)
+    return _BY_ID.get(rule_id)
 
 
 def run_rules(facts: Facts) -> tuple[list[Finding], list[str]]:
@@ -65,19 +74,47 @@ def run_rules(facts: Facts) -> tuple[list[Finding], list[str]]:
     skipped; the others still run. An error that is not an out-of-memory suppresses the OOM checklist."""
     findings: list[Finding] = []
     failed: list[str] = []
-    for spec in _SPECS:
+    for rule in _SPECS:
         try:
-            found = spec.check(facts)
+            found = rule.check(facts)
         except Exception:
-            _log.exception("rule %s failed", spec.id)
-            failed.append(spec.id)
+            _log.exception("rule %s failed", rule.id)
+            failed.append(rule.id)
             continue
         if found is not None:
             findings.append(found)
-    if any(f.rule_id == "not_oom" for f in findings):
-        keep = {s.id for s in _SPECS if not s.oom_checklist}
-        findings = [f for f in findings if f.rule_id in keep]
+    if any(_ends_checklist(_BY_ID[f.rule_id]) for f in findings):
+        findings = [f for f in findings if not _BY_ID[f.rule_id].oom_checklist]
     return findings, failed
 
 
-__all__ = ["RULE_IDS", "RuleSpec", "catalogue", "discover", "run_rules", "spec_of"]
+def _ends_checklist(rule: RuleSpec) -> bool:
+    return rule.verdict is not None and rule.verdict.ends_checklist
+
+
+def spec(rule_id: str) -> RuleSpec:
+    """The spec of a rule id the engine produced (a KeyError for any other id is a programming error)."""
+    return _BY_ID[rule_id]
+
+
+def role(rule_id: str) -> Role:
+    return _BY_ID[rule_id].role
+
+
+def with_role(*roles: Role) -> tuple[str, ...]:
+    """The ids of the rules in these roles, in catalogue order."""
+    return tuple(s.id for s in _SPECS if s.role in roles)
+
+
+__all__ = [
+    "RULE_IDS",
+    "Role",
+    "RuleSpec",
+    "catalogue",
+    "discover",
+    "role",
+    "run_rules",
+    "spec",
+    "spec_of",
+    "with_role",
+]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from diagnosis.facts_model import DatasetFacts, Facts
@@ -14,6 +15,77 @@ GIB = 1024**3
 LOAD_PHASES = frozenset({Phase.MODEL_LOAD, Phase.QUANTIZE})
 SAMPLING_PHASES = frozenset({Phase.FIRST_SAMPLE, Phase.SAMPLING})
 CACHING_PHASES = frozenset({Phase.LATENT_CACHING, Phase.TEXT_EMBEDDING_CACHING})
+
+
+# The phases the ladder orders by; a run with no known phase is ordered as a training step.
+LADDER_PHASES = frozenset(p.value for p in Phase if p not in (Phase.UNKNOWN, Phase.CONFIG_PARSE))
+
+
+def in_phases(*phases: Phase) -> frozenset[str]:
+    return frozenset(p.value for p in phases)
+
+
+def all_phases_but(*phases: Phase) -> frozenset[str]:
+    return LADDER_PHASES - in_phases(*phases)
+
+
+class Role(StrEnum):
+    """What a finding is in the reply: the ladder, the headline and the templates work from this."""
+
+    # A change to make: a step of the fix ladder, and the headline's cause when it leads.
+    CAUSE = "cause"
+    # Worth a line under "also worth checking", never a step nor the headline's cause; left out when it
+    # is the only finding (a config that only lacks it is not "likely to run out of memory").
+    TIP = "tip"
+    # Said beside the reply in its own block (a pasted secret): no step, no cause, its lines never quoted.
+    NOTICE = "notice"
+    # What is missing to tell more: asked at the end of the reply, never a step nor a cause.
+    QUESTION = "question"
+    # Decides what the reply is about (the error is not an OOM, the config does not parse): it leads the
+    # ladder, and the reply shows it in the shape its `Verdict` describes instead of a checklist.
+    VERDICT = "verdict"
+
+    @property
+    def on_ladder(self) -> bool:
+        return self in (Role.CAUSE, Role.VERDICT)
+
+
+class Placement(NamedTuple):
+    """Where a finding goes on the fix ladder (DESIGN.md "The fix ladder"; RULES.md "Phase changes the
+    order"). The ladder sorts: the `first` findings by their place; then, in the phase where the run
+    died, the errors that can break that phase by their place in `phases`; then the other errors,
+    warnings and tips by `RuleSpec.rank`; the findings the phase rules out as the cause (`last_in`) go
+    after everything else. Phases are `Phase` values; a run with no known phase counts as a training
+    step."""
+
+    # Before every other finding (the config does not parse, the error is not an OOM, the host ran out):
+    # the place among them, lower first.
+    first: int | None = None
+    # Phase → place among the errors that can break that phase (lower first).
+    phases: Mapping[str, int] = {}
+    # Phases in which this finding is not what broke the run: it goes last.
+    last_in: frozenset[str] = frozenset()
+    # Evidence that rules the finding out entirely: "load" (the OOM came while loading or quantizing the
+    # model, before this could matter), "host" (the host ran out of RAM, not the card).
+    ruled_out_by: frozenset[str] = frozenset()
+
+
+class Verdict(NamedTuple):
+    """How the reply shows a verdict: the rule's own `headline` (catalogue), then these catalogue
+    fields and the quoted param, then its variant sentences and its fix steps."""
+
+    quote: str  # the param quoted in a code block (the error line, the line that does not parse)
+    quote_lang: str  # its code-fence language
+    before: tuple[str, ...] = ()  # catalogue fields said before the quote
+    after: tuple[str, ...] = ()  # catalogue fields said after it
+    evidence: bool = True  # the reply lists the evidence lines too
+    context: bool = False  # the headline's context line (model, batch, card) is shown
+    # A conditional verdict (`always=False`) leads only when no cause does: a config that does not parse
+    # matters less than a GPU out of memory already explained by the log.
+    always: bool = True
+    # The input shows no out-of-memory at all: the OOM checklist is left out (findings whose spec has
+    # `oom_checklist=False` stay).
+    ends_checklist: bool = False
 
 
 class RuleSpec(NamedTuple):
@@ -30,6 +102,14 @@ class RuleSpec(NamedTuple):
     check: Callable[[Facts], Finding | None]
     # Suppressed when the input shows an error that is not an out-of-memory.
     oom_checklist: bool = True
+    role: Role = Role.CAUSE
+    placement: Placement = Placement()
+    # Rules whose steps the reply treats alike (e.g. "gc": the retry-first advice and the GC one-liner).
+    group: str | None = None
+    # False: the finding alone does not make a diagnosis (an update may be the cause, but the reply
+    # still needs the error); when no checklist lists it, the reply says it as a notice.
+    standalone: bool = True
+    verdict: Verdict | None = None
 
     def finding(
         self,
@@ -174,3 +254,22 @@ def then_params(
     if not off:
         return {"then": f"{prefix}all_on"}
     return {"then": f"{prefix}paths", "paths_off": off}
+
+
+# Gradient checkpointing, read alike by the rules of the "gc" group.
+
+
+def gc_edit(f: Facts) -> ConfigEdit:
+    return ConfigEdit(path(f, "gradient_checkpointing", ("train", "gradient_checkpointing")), True)
+
+
+def gc_is_off(f: Facts) -> bool:
+    return checks_config(f) and f.gc_explicit and not f.gradient_checkpointing
+
+
+def gc_severity(f: Facts) -> Severity:
+    # GC only shapes training-step activations: an OOM while loading, caching or sampling, or one of
+    # the host, is not caused by it, so it stays a warning there.
+    if f.host_oom is not None or f.phase in LOAD_PHASES | SAMPLING_PHASES | CACHING_PHASES:
+        return Severity.WARNING
+    return Severity.ERROR if gpu_oom(f) else Severity.WARNING

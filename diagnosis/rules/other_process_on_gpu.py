@@ -1,22 +1,20 @@
-"""What is outside the config: other programs on the card, fragmentation, host RAM, the card's size."""
+"""`other_process_on_gpu`: Another program is using the GPU."""
 
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
-from diagnosis.models import Applicability, Evidence, Finding, OomKind, OtherProcess, Phase, Severity
+from diagnosis.models import Applicability, Evidence, Finding, OtherProcess, Phase, Severity
 from diagnosis.rules.base import (
     GIB,
     LOAD_PHASES,
+    Placement,
     RuleSpec,
+    all_phases_but,
     batch_one,
-    checks_config,
     ev,
-    family,
     fmt_gib,
-    gpu_oom,
     then_params,
-    vram,
 )
 
 
@@ -108,85 +106,6 @@ def _params(held: int, procs: list[OtherProcess], reason: str) -> dict[str, obje
     return params
 
 
-def check_fragmentation(f: Facts) -> Finding | None:
-    event = f.fatal
-    if event is None or event.kind.on_host:
-        return None
-    if f.os not in (None, "linux"):
-        # The only fix offered, expandable segments, needs the CUDA driver API that PyTorch uses on
-        # Linux; elsewhere PyTorch warns and ignores the setting, so the user would spend a retry on it.
-        return None
-    reserved, tried = event.reserved_unallocated_bytes, event.tried_bytes
-    if reserved is None or tried is None:
-        return None
-    t = thresholds()
-    if reserved < t.fragmentation_min_gib * GIB or reserved < t.fragmentation_tried_ratio * tried:
-        return None
-    return FRAGMENTATION.finding(
-        evidence=ev(f, "oom"),
-        params={"reserved_gib": fmt_gib(reserved / GIB), "tried_gib": fmt_gib(tried / GIB), **batch_one(f)},
-    )
-
-
-_SIGNALS = {
-    OomKind.HOST_KILLED: "killed",
-    OomKind.HOST_ALLOC: "cpu_alloc",
-    OomKind.MEMORY_ERROR: "memory_error",
-}
-
-
-def check_system_ram(f: Facts) -> Finding | None:
-    event = f.host_oom
-    signal: str | None = None
-    if event is not None and event.kind in _SIGNALS:
-        signal = _SIGNALS[event.kind]
-        if event.kind == OomKind.HOST_KILLED and "exited unexpectedly" in event.where.text.lower():
-            signal = "ui_exit"
-    elif event is None and f.says_host_killed:
-        signal = "killed"
-    if signal is None:
-        return None
-    return SYSTEM_RAM.finding(
-        evidence=ev(f, "host_oom", "user_host_killed", "layer_offloading"),
-        params={"signal": signal, "layer_offloading": f.layer_offloading, **_ram_case(f)},
-    )
-
-
-def _ram_case(f: Facts) -> dict[str, object]:
-    """Which fix bullets apply: while the model loads no dataset is read yet; latents already cached
-    to disk are not a RAM lever left."""
-    if f.phase in LOAD_PHASES:
-        return {"ram_case": "load"}
-    if f.datasets and all(ds.latents_on_disk for ds in f.datasets):
-        return {"ram_case": "on_disk"}
-    return {}
-
-
-def check_pagefile(f: Facts) -> Finding | None:
-    if f.host_oom is None or f.host_oom.kind != OomKind.WINDOWS_PAGEFILE:
-        return None
-    return PAGEFILE.finding(evidence=ev(f, "host_oom"))
-
-
-def check_shm(f: Facts) -> Finding | None:
-    if f.host_oom is None or f.host_oom.kind != OomKind.SHM:
-        return None
-    return SHM.finding(evidence=ev(f, "host_oom"))
-
-
-def check_gpu_too_small(f: Facts) -> Finding | None:
-    needed = family(f).min_vram
-    if not checks_config(f) or f.family_info is None or needed is None or f.vram_source == "assumed":
-        return None
-    if vram(f) >= needed:
-        return None
-    return GPU_TOO_SMALL.finding(
-        evidence=ev(f, "arch", "oom"),
-        params={"family_label": f.family_label, "vram_gib": vram(f), "needed_gib": needed},
-        severity=Severity.ERROR if gpu_oom(f) else Severity.WARNING,
-    )
-
-
 SPEC = RuleSpec(
     id="other_process_on_gpu",
     order=150,
@@ -195,51 +114,6 @@ SPEC = RuleSpec(
     reads=("fatal", "other_processes", "device_index", "says_wrong_gpu", "says_other_programs"),
     rank=2,
     check=check_other_process,
+    # Whatever the phase, a card already half full is the first thing to rule out.
+    placement=Placement(phases=dict.fromkeys(all_phases_but(), 0)),
 )
-FRAGMENTATION = RuleSpec(
-    id="fragmentation",
-    order=160,
-    severity=Severity.WARNING,
-    applicability=Applicability.ADVICE,
-    reads=("fatal", "os"),
-    rank=70,
-    check=check_fragmentation,
-)
-SYSTEM_RAM = RuleSpec(
-    id="system_ram_oom",
-    order=170,
-    severity=Severity.ERROR,
-    applicability=Applicability.ADVICE,
-    reads=("host_oom", "says_host_killed", "layer_offloading"),
-    rank=3,
-    check=check_system_ram,
-)
-PAGEFILE = RuleSpec(
-    id="windows_pagefile",
-    order=180,
-    severity=Severity.ERROR,
-    applicability=Applicability.ADVICE,
-    reads=("host_oom",),
-    rank=3,
-    check=check_pagefile,
-)
-SHM = RuleSpec(
-    id="shm_too_small",
-    order=200,
-    severity=Severity.ERROR,
-    applicability=Applicability.ADVICE,
-    reads=("host_oom",),
-    rank=3,
-    check=check_shm,
-)
-GPU_TOO_SMALL = RuleSpec(
-    id="gpu_too_small_for_model",
-    order=190,
-    severity=Severity.WARNING,
-    applicability=Applicability.ADVICE,
-    reads=("family", "vram_gib", "vram_source"),
-    rank=80,
-    check=check_gpu_too_small,
-)
-
-SPECS: tuple[RuleSpec, ...] = (SPEC, FRAGMENTATION, SYSTEM_RAM, PAGEFILE, GPU_TOO_SMALL, SHM)

@@ -1,4 +1,4 @@
-"""`bucket_too_large`: the largest resolution bucket sets the peak; drop it, keep the smaller ones."""
+"""`bucket_too_large`: The largest resolution bucket is too big."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
 from diagnosis.rules.base import (
     CACHING_PHASES,
+    Placement,
     RuleSpec,
     ds_ev,
     ev,
     family,
     gpu_oom,
+    in_phases,
     step_oom,
     then_params,
     vram,
@@ -86,6 +88,9 @@ SPEC = RuleSpec(
     reads=("buckets", "prose_buckets", "family", "vram_gib", "phase"),
     rank=25,
     check=check,
+    placement=Placement(
+        phases={Phase.LATENT_CACHING: 10, Phase.TRAINING_STEP: 40},
+        last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE, Phase.SAVE),
+        ruled_out_by=frozenset({"load", "host"}),
+    ),
 )
-
-SPECS: tuple[RuleSpec, ...] = (SPEC,)

@@ -1,3 +1,19 @@
+"""The ladder's order comes from each rule's `Placement`. Before it did, the order was one data file
+(data/ladder.yaml); the file's lists are kept here, verbatim, so a change of placement that would
+reorder a reply shows up as a failure of this test and has to be made on purpose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from diagnosis.models import Phase
+from diagnosis.rules import Role, catalogue
+from diagnosis.rules.base import LADDER_PHASES
+
+_BEFORE = yaml.safe_load(
+    """
 # The fix ladder's order (RULES.md "Phase changes the order", DESIGN.md "The fix ladder").
 # A rule's place: its index in `first` (always), then in the phase's list, then its base rank;
 # rules in the phase's `last` list go after everything else (they are not what broke this phase).
@@ -54,3 +70,45 @@ phases:
   save:
     order: [other_process_on_gpu]
     last: [gc_off, risky_family_gc_off, batch_too_large, bucket_too_large, preview_heavy]
+"""
+)
+
+
+def _first() -> list[str]:
+    placed = [s for s in catalogue() if s.placement.first is not None]
+    return [s.id for s in sorted(placed, key=lambda s: s.placement.first or 0)]
+
+
+def _order(phase: str) -> list[str]:
+    placed = [s for s in catalogue() if phase in s.placement.phases]
+    return [s.id for s in sorted(placed, key=lambda s: s.placement.phases[phase])]
+
+
+def _last(phase: str) -> set[str]:
+    return {s.id for s in catalogue() if phase in s.placement.last_in}
+
+
+def test_first_is_unchanged() -> None:
+    assert _first() == _BEFORE["first"]
+
+
+def test_each_phase_orders_as_before() -> None:
+    phases: dict[str, Any] = _BEFORE["phases"]
+    assert set(phases) == LADDER_PHASES
+    for phase, lists in phases.items():
+        assert _order(phase) == lists["order"], phase
+        assert _last(phase) == set(lists["last"]), phase
+
+
+def test_ruled_out_and_tips_are_unchanged() -> None:
+    for evidence, ids in _BEFORE["ruled_out"].items():
+        assert {s.id for s in catalogue() if evidence in s.placement.ruled_out_by} == set(ids), evidence
+    assert [s.id for s in catalogue() if s.role == Role.TIP] == _BEFORE["tips"]
+
+
+def test_no_placement_names_a_phase_the_ladder_does_not_know() -> None:
+    for s in catalogue():
+        assert set(s.placement.phases) <= LADDER_PHASES, s.id
+        assert s.placement.last_in <= LADDER_PHASES, s.id
+        assert s.placement.ruled_out_by <= {"load", "host"}, s.id
+    assert Phase.UNKNOWN.value not in LADDER_PHASES

@@ -1,17 +1,22 @@
-"""`preview_heavy`: sample generation (baseline or periodic) is a memory spike of its own.
-
-Edits only bring a preview over a threshold back within it. An OOM while sampling with a preview that is
-already within the thresholds is answered with advice (smaller still, fewer steps, or sampling off to
-test): the log describes the config as it was, so an edit from the log alone would be asked for again
-after every fix.
-"""
+"""`preview_heavy`: The preview (sample generation) is heavy."""
 
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, Phase, Severity
-from diagnosis.rules.base import SAMPLING_PHASES, RuleSpec, checks_config, ev, family, path, then_params, vram
+from diagnosis.rules.base import (
+    SAMPLING_PHASES,
+    Placement,
+    RuleSpec,
+    all_phases_but,
+    checks_config,
+    ev,
+    family,
+    path,
+    then_params,
+    vram,
+)
 
 _MULTIPLE = 64  # sample sizes are rounded to the model's divisibility; 64 suits every family
 
@@ -166,6 +171,9 @@ SPEC = RuleSpec(
     ),
     rank=30,
     check=check,
+    placement=Placement(
+        phases={Phase.FIRST_SAMPLE: 10, Phase.SAMPLING: 10},
+        last_in=all_phases_but(Phase.FIRST_SAMPLE, Phase.SAMPLING, Phase.TRAINING_STEP),
+        ruled_out_by=frozenset({"load", "host"}),
+    ),
 )
-
-SPECS: tuple[RuleSpec, ...] = (SPEC,)

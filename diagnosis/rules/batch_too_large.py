@@ -1,10 +1,20 @@
-"""`batch_too_large`: lower the batch, keep the effective batch with accumulation."""
+"""`batch_too_large`: Batch size is too large for this card."""
 
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Applicability, ConfigEdit, Finding, Severity
-from diagnosis.rules.base import RuleSpec, checks_config, ev, family, path, step_oom, vram
+from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
+from diagnosis.rules.base import (
+    Placement,
+    RuleSpec,
+    all_phases_but,
+    checks_config,
+    ev,
+    family,
+    path,
+    step_oom,
+    vram,
+)
 
 
 def _new_batch(batch: int, safe: int, after_oom: bool) -> int:
@@ -104,6 +114,9 @@ SPEC = RuleSpec(
     ),
     rank=20,
     check=check,
+    placement=Placement(
+        phases={Phase.TRAINING_STEP: 30},
+        last_in=all_phases_but(Phase.TRAINING_STEP),
+        ruled_out_by=frozenset({"load", "host"}),
+    ),
 )
-
-SPECS: tuple[RuleSpec, ...] = (SPEC,)

@@ -1,0 +1,44 @@
+"""`input_incomplete`: Not enough information."""
+
+from __future__ import annotations
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Applicability, Finding, Severity
+from diagnosis.rules.base import Role, RuleSpec, ev
+
+
+def check_input_incomplete(f: Facts) -> Finding | None:
+    """Ask for exactly what is missing, when the case lacks the config or the log."""
+    if f.not_oom_kind is not None:
+        return None
+    missing: list[str] = []
+    if not f.has_config:
+        missing.append("config")
+    elif f.config_parsed and f.config_shape != "fragment" and f.family is None:
+        # A job without its model section is a paste cut short: the model decides every threshold.
+        # Asked as "the rest of the config", so the user does not read it as "you sent no config".
+        missing.append("config_rest")
+    if not f.has_log and (not f.has_config or f.says_oom):
+        missing.append("log")
+    elif f.has_log and f.log_cut and f.fatal is None and f.host_oom is None:
+        missing.append("error_lines")
+    if not missing:
+        return None
+    if f.vram_source == "assumed":
+        missing.append("gpu")
+    return SPEC.finding(
+        evidence=ev(f, "oom", "host_oom", "user_oom"),
+        params={"missing": missing},
+    )
+
+
+SPEC = RuleSpec(
+    id="input_incomplete",
+    order=230,
+    severity=Severity.INFO,
+    applicability=Applicability.ADVICE,
+    reads=("has_config", "has_log", "log_cut", "fatal", "vram_source", "says_oom"),
+    rank=95,
+    check=check_input_incomplete,
+    role=Role.QUESTION,
+)

@@ -1,0 +1,107 @@
+"""`text_encoder_not_unloaded_or_cached`: The text encoder stays on the GPU."""
+
+from __future__ import annotations
+
+from diagnosis.facts_model import Facts
+from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
+from diagnosis.rules.base import (
+    CACHE_TE,
+    Placement,
+    RuleSpec,
+    checks_config,
+    ev,
+    family,
+    path,
+    then_params,
+    vram,
+)
+
+# A text encoder this big (bf16 GiB) kept unquantized on a 24 GB card crowds out the transformer.
+_TE_BIG_GIB = 8.0
+
+
+_TE_BIG_VRAM = 24.0
+
+
+def _te_edits(f: Facts) -> list[ConfigEdit]:
+    """Cache the embeddings; caching needs caption dropout 0, so dropout goes to 0 where it is set."""
+    edits = [ConfigEdit(path(f, "cache_text_embeddings", ("train", "cache_text_embeddings")), True)]
+    for ds in f.datasets:
+        if ds.caption_dropout > 0:
+            edits.append(ConfigEdit(("datasets", ds.index, "caption_dropout_rate"), 0.0))
+    return edits
+
+
+def _te_params(f: Facts, cached: bool) -> dict[str, object]:
+    te = family(f).text_encoder
+    params: dict[str, object] = {"cached": cached}
+    if te is not None:
+        params["te_name"] = te.name
+    return params
+
+
+def _can_unload(f: Facts) -> dict[str, object]:
+    # Last among the params: its `when_can_unload` texts (the UI path and effect naming Unload TE)
+    # give way to those of the flags before it (cached, drops_dropout).
+    return {"can_unload": family(f).unload_te}
+
+
+def check_text_encoder(f: Facts) -> Finding | None:
+    fam = family(f)
+    te = fam.text_encoder
+    if f.says_te_not_released:
+        # The user sees the encoder stay in VRAM. With caching already on that is the trainer's doing
+        # (update AI Toolkit, quantize the encoder), not a setting to turn on.
+        cached = f.cache_text_embeddings or f.says_te_cached
+        return SPEC.finding(
+            evidence=ev(f, "user_te", "user_te_cached", "cache_text_embeddings", "unload_text_encoder"),
+            params={**_te_params(f, cached), **_can_unload(f)},
+        )
+    if not checks_config(f) or te is None:
+        return None
+    if f.unload_text_encoder or f.cache_text_embeddings or f.train_text_encoder:
+        return None
+    needed = vram(f) <= fam.te_offload_up_to
+    unquantized_big = not f.quantize_te and te.gib >= _TE_BIG_GIB and vram(f) <= _TE_BIG_VRAM
+    if not (needed or unquantized_big):
+        return None
+    # The proposed fix is caching (memory only); unloading, which ignores the captions, is only
+    # mentioned as another way. Caching needs caption dropout 0, and dropping the dropout does change
+    # what is trained, so the step says so when it has to.
+    edits = _te_edits(f)
+    drops_dropout = any(e.path[-1] == "caption_dropout_rate" for e in edits)
+    return SPEC.finding(
+        evidence=ev(f, "cache_text_embeddings", "unload_text_encoder", "quantize_te", "arch"),
+        # Already quantized, the encoder has one change left: the fix does not offer quantizing it.
+        params={
+            **_te_params(f, False),
+            "drops_dropout": drops_dropout,
+            **({"te_quantized": True} if f.quantize_te else {}),
+            **then_params(f, [CACHE_TE]),
+            **_can_unload(f),
+        },
+        edits=edits,
+        applicability=Applicability.CHANGES_RESULTS if drops_dropout else None,
+    )
+
+
+SPEC = RuleSpec(
+    id="text_encoder_not_unloaded_or_cached",
+    order=80,
+    severity=Severity.WARNING,
+    applicability=Applicability.MEMORY_ONLY,
+    reads=(
+        "unload_text_encoder",
+        "cache_text_embeddings",
+        "train_text_encoder",
+        "quantize_te",
+        "family",
+        "vram_gib",
+        "caption_dropout_max",
+        "says_te_not_released",
+        "says_te_cached",
+    ),
+    rank=44,
+    check=check_text_encoder,
+    placement=Placement(phases={Phase.MODEL_LOAD: 30, Phase.QUANTIZE: 30, Phase.TEXT_EMBEDDING_CACHING: 10}),
+)
