@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from diagnosis import diagnose, render
 from diagnosis.models import Report
-from diagnosis.rules import RULE_IDS
+from diagnosis.rules import RULE_IDS, Role, role
 from diagnosis.scrub import scrub
 
 # Inputs up to this many characters are diagnosed, rendered and scrubbed on the event loop. That
@@ -94,7 +94,7 @@ def is_real_case(report: Report) -> bool:
         return True
     if report.config is not None and (report.config.ok or report.config.error is not None):
         return True
-    return any(f.rule_id != "input_incomplete" for f in report.findings)
+    return any(role(f.rule_id) != Role.QUESTION for f in report.findings)
 
 
 class DiagnosisEngine:

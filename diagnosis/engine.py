@@ -1,8 +1,8 @@
 """The pipeline: intake → parse → facts → rules → ranked findings → fix ladder → Report.
 
 `diagnose()` never raises on user input: every stage is tolerant on its own, a failing rule is
-reported as a note while the others still run, and a last guard turns anything unexpected into an
-`input_incomplete` report with a note.
+reported as a note while the others still run, and a last guard turns anything unexpected into a
+report that asks for the config and the log, with a note.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader import read_log
 from diagnosis.logs import get_logger
 from diagnosis.models import (
-    Applicability,
     ConfigDoc,
     Finding,
     Intake,
@@ -34,9 +33,8 @@ from diagnosis.models import (
     Note,
     PieceKind,
     Report,
-    Severity,
 )
-from diagnosis.rules import run_rules, spec_of
+from diagnosis.rules import Role, ends_checklist, run_rules, spec, spec_of, with_role
 
 _log = get_logger(__name__)
 
@@ -152,7 +150,7 @@ def _diagnose(
         ladder=ladder,
         facts=facts,
         language=_language(locale, intake, default_language),
-        not_oom=any(f.rule_id == "not_oom" for f in ranked),
+        not_oom=ends_checklist(ranked),
         config=doc,
         log=choose_log(logs),
         notes=notes,
@@ -165,12 +163,8 @@ def _fallback(locale: str | None, gpu_vram_gib: float | None, default_language: 
     stated = usable_vram(gpu_vram_gib)
     if stated is not None:
         facts.vram_gib, facts.vram_source = stated, "user"
-    finding = Finding(
-        rule_id="input_incomplete",
-        severity=Severity.INFO,
-        applicability=Applicability.ADVICE,
-        params={"missing": ["config", "log"]},
-    )
+    # Whatever failed, the user is asked for the config and the log rather than left without a reply.
+    finding = spec(with_role(Role.QUESTION)[0]).finding(params={"missing": ["config", "log"]})
     return Report(
         findings=[finding],
         ladder=[],
@@ -203,5 +197,5 @@ def diagnose(
     try:
         return _diagnose(inputs, locale, gpu_vram_gib, sources, limits, steps, default_language)
     except Exception:
-        _log.exception("diagnosis failed; answering with input_incomplete")
+        _log.exception("diagnosis failed; answering with a request for the config and the log")
         return _fallback(locale, gpu_vram_gib, default_language)

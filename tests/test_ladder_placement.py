@@ -1,6 +1,6 @@
 """The ladder's order comes from each rule's `Placement`. Before it did, the order was one data file
-(data/ladder.yaml); the file's lists are kept here, verbatim, so a change of placement that would
-reorder a reply shows up as a failure of this test and has to be made on purpose."""
+(data/ladder.yaml); the file's lists are kept here (two long lines wrapped), so a change of placement
+that would reorder a reply shows up as a failure of this test and has to be made on purpose."""
 
 from __future__ import annotations
 
@@ -40,12 +40,14 @@ phases:
     order: [other_process_on_gpu, no_quantize_big_model, no_low_vram, text_encoder_not_unloaded_or_cached,
             dtype_fp32, gpu_too_small_for_model]
     last: [gc_off, risky_family_gc_off, batch_too_large, bucket_too_large, preview_heavy, video_frames_heavy,
-           high_rank, optimizer_full_precision_states, latents_not_cached, train_text_encoder_on, fragmentation]
+           high_rank, optimizer_full_precision_states, latents_not_cached, train_text_encoder_on,
+           fragmentation]
   quantize:
     order: [other_process_on_gpu, no_low_vram, no_quantize_big_model, text_encoder_not_unloaded_or_cached,
             dtype_fp32, gpu_too_small_for_model]
     last: [gc_off, risky_family_gc_off, batch_too_large, bucket_too_large, preview_heavy, video_frames_heavy,
-           high_rank, optimizer_full_precision_states, latents_not_cached, train_text_encoder_on, fragmentation]
+           high_rank, optimizer_full_precision_states, latents_not_cached, train_text_encoder_on,
+           fragmentation]
   latent_caching:
     order: [other_process_on_gpu, bucket_too_large, video_frames_heavy, no_low_vram, no_quantize_big_model]
     last: [gc_off, risky_family_gc_off, batch_too_large, preview_heavy, high_rank,

@@ -3,12 +3,12 @@
 INDEX = {
     '14643:db4acf23': 'diagnosis_data_families',
     '2038:ac9e9f9c': 'locales_ja_cli',
-    '24530:73d5cd01': 'locales_ja_rules',
+    '25149:825205bc': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
-    '34653:af2e414b': 'locales_en_rules',
+    '35501:88153b07': 'locales_en_rules',
     '3642:5b76f741': 'locales_ja_bot',
     '4740:de0fc8de': 'locales_en_bot',
-    '5525:887fefbe': 'locales_ja_reply',
-    '7375:8f78f9fc': 'locales_en_reply',
+    '5141:5fc77f05': 'locales_ja_reply',
+    '6885:3facbe25': 'locales_en_reply',
     '8470:9c69a859': 'diagnosis_data_prose',
 }

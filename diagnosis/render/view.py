@@ -21,6 +21,8 @@ from diagnosis.models import (
     Report,
     Severity,
 )
+from diagnosis.rules import Role, spec
+from diagnosis.rules.base import Verdict
 
 MAX_EVIDENCE = 6
 MAX_EXCERPT_LINES = 40
@@ -30,9 +32,7 @@ LONG_CONFIG_LINES = 30  # a corrected config longer than this is also attached a
 ATTACH_PREFIX = "config"
 
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-_NOT_A_CAUSE = {"secret_in_input", "input_incomplete"}
 _HOST_KINDS = {kind.value for kind in OomKind if kind.on_host}  # Facts.oom_kind is the value
-_GC_RULES = {"gc_off", "risky_family_gc_off"}
 _USER_MARKERS = ("/home/USER", "/Users/USER", "\\Users\\USER", "Users\\\\USER", ":/Users/USER")
 EVIDENCE_MAX = 200
 # How intake and the bot name a pasted message (models.Piece.source): the reply says it in its language.
@@ -68,9 +68,10 @@ class StepView(NamedTuple):
     applicability: str
     params: dict[str, Any]
     has_edits: bool
-    # The step's other rules (the same edit, e.g. risky_family_gc_off beside gc_off) with their params:
-    # what they add to the step (a family-specific sentence) is said under it too.
+    # The step's other rules (the same edit, e.g. the family-specific GC rule beside the plain one) with
+    # their params: what they add to the step (a family-specific sentence) is said under it too.
     merged: tuple[tuple[str, dict[str, Any]], ...] = ()
+    group: str | None = None  # the rule's group (RuleSpec.group): steps of a group share some advice
 
 
 class ConfigView(NamedTuple):
@@ -89,24 +90,29 @@ class ReplyView(NamedTuple):
     """Everything the templates read, computed from a report for one language and step."""
 
     lang: str
-    kind: str  # "diagnosis", "not_oom", "question", "yaml_invalid", "clean"
+    kind: str  # "diagnosis", "verdict", "question", "clean"
     has_oom: bool
     host_oom: bool
     phase: str
     step: int | None
     where_key: str | None
     primary: str | None  # rule id of the most likely cause
+    primary_group: str | None  # its group
     context: dict[str, Any]
     oom: OomNumbers | None
     evidence: list[EvidenceLine]
     steps: list[StepView]
     extra: list[StepView]  # findings outside the ladder (advice, tips)
     findings: dict[str, Finding]
+    verdict: Finding | None  # the finding the reply is about when kind is "verdict"
+    verdict_shape: Verdict | None  # how the reply shows it
+    verdict_params: dict[str, Any]  # its params as a sentence may quote them
     gc_involved: bool
     notes: list[tuple[str, dict[str, Any]]]
     secret: Finding | None
     regression: Finding | None
     question: list[str]
+    question_rule: str | None  # the rule that asks it
     config: ConfigView | None
     shown_step: int  # 1-based ladder step the reply is about
     total_steps: int
@@ -160,12 +166,25 @@ def _rank(f: Finding) -> tuple[int, int]:
     return (_SEVERITY_ORDER.get(f.severity, 3), f.ladder_rank)
 
 
+def _aside(rule_id: str) -> bool:
+    """Said beside the diagnosis (a notice, a question), never its cause."""
+    return spec(rule_id).role in (Role.NOTICE, Role.QUESTION)
+
+
+def _with_verdict(rule_id: str) -> bool:
+    return spec(rule_id).role == Role.VERDICT
+
+
+def _with_role(report: Report, role: Role) -> Finding | None:
+    return next((f for f in report.findings if spec(f.rule_id).role == role), None)
+
+
 def _primary(report: Report, by_id: dict[str, Finding]) -> str | None:
     for step in report.ladder:
         for rid in step.rule_ids:
-            if rid in by_id and rid not in _NOT_A_CAUSE:
+            if rid in by_id and not _aside(rid):
                 return rid
-    ranked = sorted((f for f in report.findings if f.rule_id not in _NOT_A_CAUSE), key=_rank)
+    ranked = sorted((f for f in report.findings if not _aside(f.rule_id)), key=_rank)
     return ranked[0].rule_id if ranked else None
 
 
@@ -184,7 +203,7 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
     seen: set[tuple[str, int | None, str]] = set()
     out: list[EvidenceLine] = []
     for finding in ordered:
-        if finding.rule_id == "secret_in_input":
+        if spec(finding.rule_id).role == Role.NOTICE:
             continue  # the line holding a secret is never quoted, even scrubbed
         for ev in finding.evidence:
             key = (ev.source, ev.line, ev.text.strip())
@@ -218,23 +237,8 @@ def usable_params(rule_id: str, params: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, int | float) and not isinstance(value, bool) and value <= 0:
             continue
         out[name] = value
-    if rule_id == "bucket_too_large":
-        largest, limit = out.get("max_bucket"), out.get("limit")
-        if isinstance(largest, int) and isinstance(limit, int):
-            # Above the card's limit the edit keeps the buckets up to it; otherwise it drops the largest.
-            out["over"] = largest > limit
-    if rule_id == "preview_heavy":
-        # A "new" value equal to the current one is not a change: the action names only what changes.
-        if (out.get("new_width"), out.get("new_height")) == (out.get("width"), out.get("height")):
-            out.pop("new_width", None)
-            out.pop("new_height", None)
-        if out.get("new_steps") == out.get("steps"):
-            out.pop("new_steps", None)
-    if rule_id == "fragmentation":
-        reserved, tried = out.get("reserved_gib"), out.get("tried_gib")
-        if not (isinstance(reserved, int | float) and isinstance(tried, int | float) and reserved > tried):
-            out.pop("tried_gib", None)  # "more than the request that failed" would not be true
-    return out
+    quotable = spec(rule_id).quotable if rule_id else None
+    return quotable(out) if quotable is not None else out
 
 
 def _step_view(step: LadderStep, by_id: dict[str, Finding]) -> StepView:
@@ -244,12 +248,23 @@ def _step_view(step: LadderStep, by_id: dict[str, Finding]) -> StepView:
     params = usable_params(rid, dict(finding.params)) if finding else {}
     others = [r for r in step.rule_ids if r != rid and r in by_id]
     merged = tuple((r, usable_params(r, dict(by_id[r].params))) for r in others)
-    return StepView(step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits), merged)
+    group = spec(rid).group if rid else None
+    return StepView(
+        step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits), merged, group
+    )
 
 
 def _finding_view(number: int, f: Finding) -> StepView:
     params = usable_params(f.rule_id, dict(f.params))
-    return StepView(number, f.rule_id, [f.rule_id], f.applicability.value, params, bool(f.edits))
+    return StepView(
+        number,
+        f.rule_id,
+        [f.rule_id],
+        f.applicability.value,
+        params,
+        bool(f.edits),
+        group=spec(f.rule_id).group,
+    )
 
 
 def _indent(line: str) -> int:
@@ -420,14 +435,15 @@ def _notes(report: Report, question: list[str]) -> list[tuple[str, dict[str, Any
     return notes[:10]
 
 
-def _context(report: Report) -> dict[str, Any]:
+def _context(report: Report, primary_group: str | None) -> dict[str, Any]:
     ctx: dict[str, Any] = {}
     label = report.facts.family_label
     if label:
         ctx["family_label"] = label
     if report.facts.config_parsed:
-        if report.facts.gc_explicit and not report.facts.gradient_checkpointing:
-            ctx["gc_off"] = True
+        # "GC is off" is context beside another cause; when GC leads, the headline says it already.
+        if report.facts.gc_explicit and not report.facts.gradient_checkpointing and primary_group != "gc":
+            ctx["gc_disabled"] = True
         if report.facts.batch_size > 1:
             ctx["batch_size"] = report.facts.batch_size
         if report.facts.max_bucket is not None:
@@ -441,8 +457,8 @@ def _context(report: Report) -> dict[str, Any]:
 _ASKABLE = ("config", "config_rest", "log", "error_lines", "gpu")
 
 
-def _question(report: Report, by_id: dict[str, Finding]) -> list[str]:
-    incomplete = by_id.get("input_incomplete")
+def _question(report: Report) -> list[str]:
+    incomplete = _with_role(report, Role.QUESTION)
     if incomplete is None:
         return []
     missing = incomplete.params.get("missing")
@@ -464,17 +480,33 @@ def _secret_kinds(secret: Finding | None) -> list[str]:
     return list(dict.fromkeys(str(k).strip() for k in items if str(k).strip()))[:8]
 
 
-def _kind(report: Report, by_id: dict[str, Finding], has_oom: bool, primary: str | None) -> str:
-    if "yaml_invalid" in by_id and primary in (None, "yaml_invalid", "not_oom"):
-        return "yaml_invalid"  # the line and column help more than the trainer's echo of the error
-    if report.not_oom or "not_oom" in by_id:
-        return "not_oom"
-    causes = [f for f in report.findings if f.rule_id not in _NOT_A_CAUSE | {"regression_after_update"}]
-    if "input_incomplete" in by_id and not causes:
+def _verdict(report: Report, primary: str | None) -> Finding | None:
+    """The verdict the reply is about: in ladder order, the first that leads always, or leads because
+    no cause does."""
+    no_cause = primary is None or spec(primary).role == Role.VERDICT
+    verdicts = [f for f in report.findings if spec(f.rule_id).role == Role.VERDICT]
+    for finding in sorted(verdicts, key=lambda f: spec(f.rule_id).placement.first or 0):
+        shape = spec(finding.rule_id).verdict
+        if shape is not None and (shape.always or no_cause):
+            return finding
+    return None
+
+
+def _kind(report: Report, verdict: Finding | None, has_oom: bool) -> str:
+    if verdict is not None:
+        return "verdict"
+    causes = [f for f in report.findings if not _aside(f.rule_id) and spec(f.rule_id).standalone]
+    if _with_role(report, Role.QUESTION) is not None and not causes:
         return "question"
     if not causes and not has_oom:
         return "clean"  # e.g. only a pasted token: nothing about memory to say
     return "diagnosis"
+
+
+def _unlisted(partial: Finding | None, kind: str, listed: set[str]) -> Finding | None:
+    if partial is None or (kind == "diagnosis" and partial.rule_id in listed):
+        return None
+    return partial
 
 
 def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
@@ -487,9 +519,12 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     phase = report.facts.phase.value
     step_no = report.facts.step
     primary = _primary(report, by_id)
+    primary_group = spec(primary).group if primary else None
 
-    skipped = _NOT_A_CAUSE | {"not_oom", "yaml_invalid"}
     # Asking for more input or reporting a non-OOM error is said elsewhere in the reply, not as a fix.
+    skipped = {
+        f.rule_id for f in report.findings if _aside(f.rule_id) or spec(f.rule_id).role == Role.VERDICT
+    }
     steps = [_step_view(s, by_id) for s in report.ladder if s.rule_ids and not set(s.rule_ids) <= skipped]
     in_ladder = {rid for s in report.ladder for rid in s.rule_ids}
     rest = sorted((f for f in report.findings if f.rule_id not in in_ladder | skipped), key=_rank)
@@ -506,17 +541,24 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     # the reply says the steps end there instead of showing another step under its number.
     first = steps[0] if steps and shown_index == 1 else None
     step_view = next((s for s in steps if s.number == shown_index), first)
-    kind = _kind(report, by_id, has_oom, primary)
-    question = _question(report, by_id)
+    verdict = _verdict(report, primary)
+    shape = spec(verdict.rule_id).verdict if verdict is not None else None
+    kind = _kind(report, verdict, has_oom)
+    question = _question(report)
     evidence = _evidence(report, primary)
     oom = _oom_numbers(fatal)
     if oom is not None and oom.tried:
         # The OOM line already gives these numbers; the raw message would say them a second time.
         evidence = [e for e in evidence if f"Tried to allocate {oom.tried}" not in e.text]
-    if kind == "not_oom" and "not_oom" in by_id:
+    if verdict is not None and shape is not None:
         # The error line is quoted in its own block; listing it again as evidence only repeats it.
-        quoted = str(by_id["not_oom"].params.get("headline") or "").strip()
+        quoted = str(verdict.params.get(shape.quote) or "").strip()
         evidence = [e for e in evidence if e.text.removesuffix("…") not in quoted]
+    notice = _with_role(report, Role.NOTICE)
+    asking = _with_role(report, Role.QUESTION)
+    # A finding that is no diagnosis on its own (an update may be the cause) is said as a notice when
+    # no checklist lists it: a reply with only a question still says it.
+    partial = next((f for f in report.findings if not spec(f.rule_id).standalone), None)
 
     return ReplyView(
         lang=lang,
@@ -527,25 +569,29 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         step=step_no,
         where_key=_where_key(phase, step_no) if has_oom else None,
         primary=primary,
-        context=_context(report),
+        primary_group=primary_group,
+        context=_context(report, primary_group),
         oom=oom,
         evidence=evidence,
         steps=steps,
         extra=extra,
         findings=by_id,
-        gc_involved=bool(_GC_RULES & by_id.keys()),
+        verdict=verdict,
+        verdict_shape=shape,
+        verdict_params=usable_params(verdict.rule_id, dict(verdict.params)) if verdict is not None else {},
+        gc_involved=any(spec(rid).group == "gc" for rid in by_id),
         notes=_notes(report, question),
-        secret=by_id.get("secret_in_input"),
-        # A reply without a checklist (only a question) still says the update may be the cause.
-        regression=by_id.get("regression_after_update")
-        if kind != "diagnosis" or "regression_after_update" not in listed
+        secret=notice,
+        regression=partial
+        if partial is not None and (kind != "diagnosis" or partial.rule_id not in listed)
         else None,
         question=question,
+        question_rule=asking.rule_id if asking is not None else None,
         config=_config_view(report, shown, report.ladder[shown_index - 2] if shown_index > 1 else None),
         shown_step=shown_index,
         total_steps=total,
         step_view=step_view,
         has_config=report.config is not None or report.facts.config_parsed,
-        secret_kinds=_secret_kinds(by_id.get("secret_in_input")),
+        secret_kinds=_secret_kinds(notice),
         rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
     )

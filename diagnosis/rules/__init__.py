@@ -92,6 +92,11 @@ def _ends_checklist(rule: RuleSpec) -> bool:
     return rule.verdict is not None and rule.verdict.ends_checklist
 
 
+def ends_checklist(findings: list[Finding]) -> bool:
+    """The findings hold a verdict that there is no out-of-memory to fix (`Report.not_oom`)."""
+    return any(_ends_checklist(_BY_ID[f.rule_id]) for f in findings)
+
+
 def spec(rule_id: str) -> RuleSpec:
     """The spec of a rule id the engine produced (a KeyError for any other id is a programming error)."""
     return _BY_ID[rule_id]
@@ -112,6 +117,7 @@ __all__ = [
     "RuleSpec",
     "catalogue",
     "discover",
+    "ends_checklist",
     "role",
     "run_rules",
     "spec",

@@ -110,6 +110,9 @@ class RuleSpec(NamedTuple):
     # still needs the error); when no checklist lists it, the reply says it as a notice.
     standalone: bool = True
     verdict: Verdict | None = None
+    # The finding's params as the reply's sentences may quote them, given the usable ones (unknown values
+    # already left out): a rule adds what its wording needs or drops what would read wrong.
+    quotable: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def finding(
         self,

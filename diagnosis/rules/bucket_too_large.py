@@ -80,6 +80,14 @@ def check(f: Facts) -> Finding | None:
     )
 
 
+def _quotable(out: dict[str, Any]) -> dict[str, Any]:
+    largest, limit = out.get("max_bucket"), out.get("limit")
+    if isinstance(largest, int) and isinstance(limit, int):
+        # Above the card's limit the edit keeps the buckets up to it; otherwise it drops the largest.
+        out["over"] = largest > limit
+    return out
+
+
 SPEC = RuleSpec(
     id="bucket_too_large",
     order=40,
@@ -93,4 +101,5 @@ SPEC = RuleSpec(
         last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE, Phase.SAVE),
         ruled_out_by=frozenset({"load", "host"}),
     ),
+    quotable=_quotable,
 )

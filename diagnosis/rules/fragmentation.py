@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
 from diagnosis.models import Applicability, Finding, Phase, Severity
@@ -36,6 +38,13 @@ def check_fragmentation(f: Facts) -> Finding | None:
     )
 
 
+def _quotable(out: dict[str, Any]) -> dict[str, Any]:
+    reserved, tried = out.get("reserved_gib"), out.get("tried_gib")
+    if not (isinstance(reserved, int | float) and isinstance(tried, int | float) and reserved > tried):
+        out.pop("tried_gib", None)  # "more than the request that failed" would not be true
+    return out
+
+
 SPEC = RuleSpec(
     id="fragmentation",
     order=160,
@@ -47,4 +56,5 @@ SPEC = RuleSpec(
     placement=Placement(
         last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE), ruled_out_by=frozenset({"host"})
     ),
+    quotable=_quotable,
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, Phase, Severity
@@ -153,6 +155,16 @@ def check(f: Facts) -> Finding | None:
     )
 
 
+def _quotable(out: dict[str, Any]) -> dict[str, Any]:
+    # A "new" value equal to the current one is not a change: the action names only what changes.
+    if (out.get("new_width"), out.get("new_height")) == (out.get("width"), out.get("height")):
+        out.pop("new_width", None)
+        out.pop("new_height", None)
+    if out.get("new_steps") == out.get("steps"):
+        out.pop("new_steps", None)
+    return out
+
+
 SPEC = RuleSpec(
     id="preview_heavy",
     order=50,
@@ -176,4 +188,5 @@ SPEC = RuleSpec(
         last_in=all_phases_but(Phase.FIRST_SAMPLE, Phase.SAMPLING, Phase.TRAINING_STEP),
         ruled_out_by=frozenset({"load", "host"}),
     ),
+    quotable=_quotable,
 )

@@ -56,12 +56,12 @@ def render(context):
             w(str(call(s4.get('t'), 'reply.sep')))
             w(str(call(s4.get('rt'), attr(s4.get('s'), 'rule_id'), 'ui_path', attr(s4.get('s'), 'params'))))
             w('\n')
-            if (attr(s4.get('s'), 'rule_id') in ('gc_off', 'risky_family_gc_off', )):
+            if (attr(s4.get('s'), 'group') == 'gc'):
                 w(str(call(s4.get('t'), 'reply.gc.retry_first')))
                 w('\n')
         return "".join(out)
     s0.vars['rule_block'] = macro(macro_3, s0, ('s', 'full'))
-    if ((attr(s0.get('v'), 'evidence') or attr(s0.get('v'), 'oom')) and (attr(s0.get('v'), 'kind') != 'yaml_invalid')):
+    if ((attr(s0.get('v'), 'evidence') or attr(s0.get('v'), 'oom')) and ((attr(s0.get('v'), 'kind') != 'verdict') or attr(attr(s0.get('v'), 'verdict_shape'), 'evidence'))):
         w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.evidence'))))
         w('\n')
         if attr(s0.get('v'), 'oom'):
@@ -81,41 +81,31 @@ def render(context):
             w(str(call(s13.get('ic'), attr(s13.get('e'), 'text'))))
             w('\n')
         w('\n')
-    if (attr(s0.get('v'), 'kind') == 'not_oom'):
-        s0.vars['f'] = attr(attr(s0.get('v'), 'findings'), 'not_oom')
-        if (s0.get('f') and attr(attr(s0.get('f'), 'params'), 'headline')):
-            w(str(call(s0.get('code'), attr(attr(s0.get('f'), 'params'), 'headline'), '')))
-            w('\n')
-        w(str(call(s0.get('rt'), 'not_oom', 'explanation')))
-        w('\n')
-        values18 = call(s0.get('variants'), 'not_oom', (attr(s0.get('f'), 'params') if s0.get('f') else {}))
+    if (attr(s0.get('v'), 'kind') == 'verdict'):
+        s0.vars['f'] = attr(s0.get('v'), 'verdict')
+        s0.vars['shape'] = attr(s0.get('v'), 'verdict_shape')
+        values18 = attr(s0.get('shape'), 'before')
         for i19, v20 in enumerate(values18):
             s17 = Scope(s0)
-            s17.vars['extra'] = v20
-            w(str(s17.get('extra')))
+            s17.vars['field'] = v20
+            w(str((call(s17.get('rt'), attr(s17.get('f'), 'rule_id'), s17.get('field'), attr(s17.get('v'), 'verdict_params')) or '')))
             w('\n')
-        values22 = call(s0.get('rt_list'), 'not_oom', 'fix')
+        if item(attr(s0.get('f'), 'params'), attr(s0.get('shape'), 'quote')):
+            w(str(call(s0.get('code'), item(attr(s0.get('f'), 'params'), attr(s0.get('shape'), 'quote')), attr(s0.get('shape'), 'quote_lang'))))
+            w('\n')
+        values22 = attr(s0.get('shape'), 'after')
         for i23, v24 in enumerate(values22):
             s21 = Scope(s0)
-            s21.vars['line'] = v24
-            w(str(call(s21.get('t'), 'reply.checklist.bullet')))
-            w(' ')
-            w(str(s21.get('line')))
+            s21.vars['field'] = v24
+            w(str(call(s21.get('rt'), attr(s21.get('f'), 'rule_id'), s21.get('field'))))
             w('\n')
-    elif (attr(s0.get('v'), 'kind') == 'yaml_invalid'):
-        s0.vars['p'] = attr(attr(attr(s0.get('v'), 'findings'), 'yaml_invalid'), 'params')
-        w(str((call(s0.get('t'), 'reply.yaml_invalid.problem', problem=attr(s0.get('p'), 'problem')) if attr(s0.get('p'), 'problem') else '')))
-        w('\n')
-        if attr(s0.get('p'), 'line_text'):
-            w(str(call(s0.get('code'), attr(s0.get('p'), 'line_text'), 'yaml')))
-            w('\n')
-        values26 = call(s0.get('variants'), 'yaml_invalid', s0.get('p'))
+        values26 = call(s0.get('variants'), attr(s0.get('f'), 'rule_id'), attr(s0.get('f'), 'params'))
         for i27, v28 in enumerate(values26):
             s25 = Scope(s0)
             s25.vars['extra'] = v28
             w(str(s25.get('extra')))
             w('\n')
-        values30 = call(s0.get('rt_list'), 'yaml_invalid', 'fix')
+        values30 = call(s0.get('rt_list'), attr(s0.get('f'), 'rule_id'), 'fix')
         for i31, v32 in enumerate(values30):
             s29 = Scope(s0)
             s29.vars['line'] = v32
@@ -124,7 +114,7 @@ def render(context):
             w(str(s29.get('line')))
             w('\n')
     elif (attr(s0.get('v'), 'kind') == 'question'):
-        w(str(call(s0.get('rt'), 'input_incomplete', 'explanation')))
+        w(str(call(s0.get('rt'), attr(s0.get('v'), 'question_rule'), 'explanation')))
         w('\n')
         values34 = attr(s0.get('v'), 'question')
         for i35, v36 in enumerate(values34):
@@ -186,9 +176,9 @@ def render(context):
                 w('\n')
     if attr(s0.get('v'), 'regression'):
         w('\n🔄 ')
-        w(str(call(s0.get('rt'), 'regression_after_update', 'explanation')))
+        w(str(call(s0.get('rt'), attr(attr(s0.get('v'), 'regression'), 'rule_id'), 'explanation')))
         w('\n')
-        w(str(call(s0.get('rt'), 'regression_after_update', 'fix')))
+        w(str(call(s0.get('rt'), attr(attr(s0.get('v'), 'regression'), 'rule_id'), 'fix')))
         w('\n')
     if (attr(s0.get('v'), 'gc_involved') and (attr(s0.get('v'), 'kind') == 'diagnosis')):
         w('\n💡 ')
@@ -206,7 +196,7 @@ def render(context):
     return "".join(out)
 
 
-SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process_host" if o.host else "reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label_host" if o.host else "reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n{{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% for line in details(s.rule_id, s.params, s.merged) %}{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.rule_id in ("gc_off", "risky_family_gc_off") %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and v.kind != "yaml_invalid" %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{% set src = t("reply.evidence.message", number=e.message) if e.message else e.source %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=src, line=e.line) if e.line else t("reply.evidence.at_source", source=src)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "not_oom" %}\n{% set f = v.findings.not_oom %}\n{% if f and f.params.headline %}\n{{ code(f.params.headline, "") }}\n{% endif %}\n{{ rt("not_oom", "explanation") }}\n{% for extra in variants("not_oom", f.params if f else {}) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list("not_oom", "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "yaml_invalid" %}\n{% set p = v.findings.yaml_invalid.params %}\n{{ t("reply.yaml_invalid.problem", problem=p.problem) if p.problem else "" }}\n{% if p.line_text %}\n{{ code(p.line_text, "yaml") }}\n{% endif %}\n{% for extra in variants("yaml_invalid", p) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list("yaml_invalid", "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "question" %}\n{{ rt("input_incomplete", "explanation") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt("regression_after_update", "explanation") }}\n{{ rt("regression_after_update", "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
+SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process_host" if o.host else "reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label_host" if o.host else "reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n{{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% for line in details(s.rule_id, s.params, s.merged) %}{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.group == "gc" %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and (v.kind != "verdict" or v.verdict_shape.evidence) %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{% set src = t("reply.evidence.message", number=e.message) if e.message else e.source %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=src, line=e.line) if e.line else t("reply.evidence.at_source", source=src)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "verdict" %}\n{% set f = v.verdict %}\n{% set shape = v.verdict_shape %}\n{% for field in shape.before %}\n{{ rt(f.rule_id, field, v.verdict_params) or "" }}\n{% endfor %}\n{% if f.params[shape.quote] %}\n{{ code(f.params[shape.quote], shape.quote_lang) }}\n{% endif %}\n{% for field in shape.after %}\n{{ rt(f.rule_id, field) }}\n{% endfor %}\n{% for extra in variants(f.rule_id, f.params) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list(f.rule_id, "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "question" %}\n{{ rt(v.question_rule, "explanation") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt(v.regression.rule_id, "explanation") }}\n{{ rt(v.regression.rule_id, "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
 OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
 TRANSLATOR = 1
 
