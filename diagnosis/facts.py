@@ -712,11 +712,6 @@ def _stated_or_assumed(facts: Facts, gpu_vram_gib: float | None) -> None:
 
 # What the user says happened: (hint holding the quote, fact set true, evidence key).
 _SAID: tuple[tuple[str, str, str], ...] = (
-    ("other_programs", "says_other_programs", "user_other_programs"),
-    ("te_not_released", "says_te_not_released", "user_te"),
-    ("te_cached", "says_te_cached", "user_te_cached"),
-    ("wrong_gpu", "says_wrong_gpu", "user_wrong_gpu"),
-    ("closed_others", "says_closed_others", "user_closed_others"),
     ("gc_words", "says_gc", "user_gc"),
     ("says_oom", "says_oom", "user_oom"),
     ("host_killed", "says_host_killed", "user_host_killed"),
@@ -724,14 +719,12 @@ _SAID: tuple[tuple[str, str, str], ...] = (
 
 
 def _read_prose(hints: ProseHints, facts: Facts, *, situational: bool) -> None:
-    if hints.regression:
-        facts.says_regression = True
-        facts.evidence["user_regression"] = user_evidence(hints.regression)
     if hints.buckets:
         facts.prose_buckets = hints.buckets
         facts.evidence["user_buckets"] = user_evidence(hints.buckets_quote or "")
     if not situational:
         return
+    facts.said = dict(hints.said)
     for hint, fact, evidence_key in _SAID:
         quote = getattr(hints, hint)
         if quote:

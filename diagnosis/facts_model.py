@@ -104,9 +104,6 @@ class Facts(Record):
     not_oom_headline: str | None = None
     os: str | None = None
 
-    # --- the user's words
-    says_regression: bool = False  # "worked before the update", 「アップデート後」…
-
     # --- where each value came from, for evidence: fact name → evidence
     evidence: dict[str, Evidence] = field(default_factory=dict)
     # --- process-relative config paths of the keys that exist, for fixes: fact name → path
@@ -131,13 +128,11 @@ class Facts(Record):
     log_cut: bool = False  # a traceback that stops before its final error line
     says_oom: bool = False  # the user's words report an out-of-memory
     says_host_killed: bool = False  # the user's words say the process was killed (SIGKILL, OOM killer)
-    says_other_programs: bool = False  # the user's words name other programs holding VRAM
-    says_te_not_released: bool = False  # the user says the text encoder stays on the GPU
-    says_te_cached: bool = False  # the user says `cache_text_embeddings` is already on
     prose_device_index: int | None = None  # `device: cuda:N` the user says they set
-    says_wrong_gpu: bool = False  # the user says the run lands on another card than the one chosen
-    says_closed_others: bool = False  # the user says closing the other programs did not help
     says_gc: bool = False  # the user's words name gradient checkpointing (evidence `user_gc`)
+    # What the rules' word lists heard in the user's words: "<rule id>.<list>" → the line, as a quote
+    # (RuleSpec.words, RuleSpec.heard).
+    said: dict[str, str] = field(default_factory=dict)
     prose_buckets: list[int] = field(default_factory=list)  # resolutions named in the user's words
     secret_kinds: list[str] = field(default_factory=list)
     secret_count: int = 0

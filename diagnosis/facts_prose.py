@@ -1,8 +1,10 @@
-"""Hints in the user's own words: regression, other programs (and that closing them did not help),
-a run on another card, gradient checkpointing named, the phase, buckets, a VRAM size.
+"""Hints in the user's own words: what each rule listens for (its `words`), and what every stage may
+read: an out-of-memory or a killed process reported, gradient checkpointing named, the phase, buckets,
+a VRAM size, the device.
 
-The patterns are data (`data/prose.yaml`); what is found here only ever backs a finding as the
-user's statement ("user" evidence), never as a measured fact.
+The patterns are data: the rules' own lists next to each rule (`RuleSpec.words`), the shared ones in
+`data/prose.yaml`. What is found here only ever backs a finding as the user's statement ("user"
+evidence), never as a measured fact.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, NamedTuple
 from diagnosis.datafile import data_file
 from diagnosis.models import Phase
 from diagnosis.record import Record, field
+from diagnosis.rules import WORDS
 
 # A user's own words are a few lines; past these caps a "prose" is pasted material, and scanning all
 # of it would only cost time.
@@ -27,14 +30,6 @@ _QUOTE_CHARS = 200
 
 
 class _Patterns(NamedTuple):
-    regression: tuple[re.Pattern[str], ...]
-    worked_before: tuple[re.Pattern[str], ...]
-    same_settings: tuple[re.Pattern[str], ...]
-    other_programs: tuple[re.Pattern[str], ...]
-    te_not_released: tuple[re.Pattern[str], ...]
-    te_cached: tuple[re.Pattern[str], ...]
-    wrong_gpu: tuple[re.Pattern[str], ...]
-    closed_others: tuple[re.Pattern[str], ...]
     gc_words: tuple[re.Pattern[str], ...]
     device: re.Pattern[str]
     phase: tuple[tuple[Phase, tuple[re.Pattern[str], ...]], ...]
@@ -45,6 +40,7 @@ class _Patterns(NamedTuple):
     # The two single patterns as groups of one (a group is known by its id: these stay the same).
     device_group: tuple[re.Pattern[str], ...]
     buckets_group: tuple[re.Pattern[str], ...]
+    said: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
 
 
 # Characters that IGNORECASE matches with an ASCII letter although str.lower() does not give that
@@ -123,14 +119,6 @@ def _patterns() -> _Patterns:
     )
     device = re.compile(str(raw["device"]), re.IGNORECASE)
     return _Patterns(
-        regression=_compile(raw["regression"]),
-        worked_before=_compile(raw["worked_before"]),
-        same_settings=_compile(raw["same_settings"]),
-        other_programs=_compile(raw["other_programs"]),
-        te_not_released=_compile(raw["te_not_released"]),
-        te_cached=_compile(raw["te_cached"]),
-        wrong_gpu=_compile(raw["wrong_gpu"]),
-        closed_others=_compile(raw["closed_others"]),
         gc_words=_compile(raw["gc_words"]),
         device=device,
         phase=tuple((Phase(k), _compile(v)) for k, v in raw["phase"].items()),
@@ -140,6 +128,8 @@ def _patterns() -> _Patterns:
         buckets=buckets,
         device_group=(device,),
         buckets_group=(buckets,),
+        # The rules' own word lists (RuleSpec.words), by "<rule id>.<list>".
+        said=tuple((key, _compile(list(patterns))) for key, patterns in WORDS),
     )
 
 
@@ -159,9 +149,8 @@ def _index() -> _Index:
     hashing a compiled pattern hashes its whole program, every time (the patterns and the groups live
     as long as the cached `_patterns()`, so their ids stay theirs)."""
     p = _patterns()
-    groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
-    groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group]
-    groups += [p.wrong_gpu, p.closed_others, p.gc_words]
+    groups = [p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group, p.gc_words]
+    groups += [patterns for _, patterns in p.said]
     groups += [patterns for _, patterns in p.phase]
     needs = {id(pattern): _needs(pattern) for group in groups for pattern in group}
     groups_of: dict[str, list[tuple[int, int]]] = {}
@@ -182,12 +171,8 @@ def _index() -> _Index:
 class ProseHints(Record):
     """What the user's words say."""
 
-    regression: str | None = None  # the line that says so, as a quote
-    other_programs: str | None = None
-    te_not_released: str | None = None
-    te_cached: str | None = None
-    wrong_gpu: str | None = None
-    closed_others: str | None = None
+    # What each rule's word list heard: "<rule id>.<list>" → the line that says so, as a quote.
+    said: dict[str, str] = field(default_factory=dict)
     gc_words: str | None = None
     device_index: int | None = None
     device_quote: str | None = None
@@ -279,20 +264,14 @@ def read_prose(text: str) -> ProseHints:
     prose = _Prose(text)
     lines = prose.lines
     hints = ProseHints(
-        regression=_first(prose, pats.regression),
-        other_programs=_first(prose, pats.other_programs),
-        te_not_released=_first(prose, pats.te_not_released),
-        te_cached=_first(prose, pats.te_cached),
-        wrong_gpu=_first(prose, pats.wrong_gpu),
-        closed_others=_first(prose, pats.closed_others),
         gc_words=_first(prose, pats.gc_words),
         says_oom=_first(prose, pats.says_oom),
         host_killed=_first(prose, pats.host_killed),
     )
-    if hints.regression is None:
-        worked = _first(prose, pats.worked_before)
-        if worked is not None and _first(prose, pats.same_settings) is not None:
-            hints.regression = worked
+    for key, patterns in pats.said:
+        quote = _first(prose, patterns)
+        if quote is not None:
+            hints.said[key] = quote
     for phase, patterns in pats.phase:
         quote = _first(prose, patterns)
         if quote is not None:

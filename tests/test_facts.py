@@ -15,7 +15,7 @@ from diagnosis.facts_model import Facts
 from diagnosis.facts_prose import read_prose
 from diagnosis.families import vram_class
 from diagnosis.models import Intake, LogFacts, LogLine, OomEvent, OomKind, Phase, Piece, PieceKind
-from diagnosis.rules import run_rules
+from diagnosis.rules import run_rules, spec_of
 
 GIB = 1024**3
 
@@ -164,15 +164,21 @@ def test_vram_classes() -> None:
     assert [vram_class(x) for x in (23.55, 31.36, 47.53, 11.76, 15.99, 79.2)] == [24, 32, 48, 12, 16, 80]
 
 
+def _regressed(prose: str) -> bool:
+    rule = spec_of("regression_after_update")
+    assert rule is not None
+    return rule.check(build(JOB, prose=prose)) is not None
+
+
 def test_regression_words_en_and_ja() -> None:
-    assert build(JOB, prose="Since updating ai-toolkit today it always OOMs").says_regression
-    assert build(JOB, prose="アップデート後にOOMが出るようになりました").says_regression
+    assert _regressed("Since updating ai-toolkit today it always OOMs")
+    assert _regressed("アップデート後にOOMが出るようになりました")
     # "worked before" alone is about the user's own change, not an update.
-    assert not build(JOB, prose="ran fine last week with batch 1, then I bumped batch to 4").says_regression
-    assert not build(JOB, prose="前は動いてたんですが low_vram を false にしました").says_regression
+    assert not _regressed("ran fine last week with batch 1, then I bumped batch to 4")
+    assert not _regressed("前は動いてたんですが low_vram を false にしました")
     # ... but together with "same settings" it is one.
-    assert build(JOB, prose="It worked fine before. Same settings, now it OOMs at step 1").says_regression
-    assert build(JOB, prose="前は動いていました。設定は同じです。").says_regression
+    assert _regressed("It worked fine before. Same settings, now it OOMs at step 1")
+    assert _regressed("前は動いていました。設定は同じです。")
 
 
 def test_phase_from_the_users_words_only_without_a_log_phase() -> None:
@@ -194,7 +200,7 @@ def test_situational_facts_left_out_for_the_recheck() -> None:
     doc = parse_config(config_piece(JOB))
     intake = Intake(pieces=[doc.piece], prose="OOM at baseline samples, comfy open", language_hint=None)
     f = build_facts(intake, [doc], [oom_log(24)], 24.0, situational=False)
-    assert f.phase == Phase.UNKNOWN and not f.has_oom and not f.says_other_programs and f.vram_gib == 24.0
+    assert f.phase == Phase.UNKNOWN and not f.has_oom and not f.said and f.vram_gib == 24.0
 
 
 _scalars = st.one_of(
@@ -243,7 +249,7 @@ def test_any_config_shape_gives_facts_and_rules_never_raise(data: dict[str, Any]
     ],
 )
 def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> None:
-    assert read_prose(text).wrong_gpu is not None
+    assert read_prose(text).said.get("other_process_on_gpu.wrong_gpu") is not None
 
 
 @pytest.mark.parametrize(
@@ -264,7 +270,7 @@ def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> Non
     ],
 )
 def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
-    assert read_prose(text).wrong_gpu is None
+    assert read_prose(text).said.get("other_process_on_gpu.wrong_gpu") is None
 
 
 @pytest.mark.parametrize(
@@ -285,7 +291,7 @@ def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
     ],
 )
 def test_the_user_saying_closing_the_programs_did_not_help_is_read(text: str, said: bool) -> None:
-    assert (read_prose(text).closed_others is not None) == said
+    assert (read_prose(text).said.get("other_process_on_gpu.closed_others") is not None) == said
 
 
 @pytest.mark.parametrize(

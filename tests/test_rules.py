@@ -359,9 +359,11 @@ def test_text_encoder_already_cached() -> None:
 
 
 def test_text_encoder_user_says_it_stays() -> None:
-    f = Facts(says_te_not_released=True)
-    f.evidence["user_te"] = Evidence("user", None, "the text encoder is not being unloaded")
-    assert check("text_encoder_not_unloaded_or_cached", f).edits == []
+    quote = "the text encoder is not being unloaded"
+    f = Facts(said={"text_encoder_not_unloaded_or_cached.te_not_released": quote})
+    found = check("text_encoder_not_unloaded_or_cached", f)
+    assert found.edits == []
+    assert Evidence("user", None, quote) in found.evidence
 
 
 # --- training settings ------------------------------------------------------------------------------
@@ -456,8 +458,7 @@ def test_other_process_measured_says_what_the_user_tried_and_quotes_it() -> None
     # sentence that chose this wording is quoted with the measured line.
     event = gpu_event(other_processes=[OtherProcess(654925, int(5.68 * GIB))])
     said = Evidence("user", None, "Even after manually closing these applications, the issue persists")
-    f = in_step(Facts(says_closed_others=True), event)
-    f.evidence["user_closed_others"] = said
+    f = in_step(Facts(said={"other_process_on_gpu.closed_others": said.text}), event)
     found = check("other_process_on_gpu", f)
     assert found.params["reason"] == "other_pids" and found.params["tried_closing"] is True
     assert said in found.evidence
@@ -482,7 +483,7 @@ def test_other_process_windows_spill_is_not_evidence() -> None:
 
 
 def test_other_process_user_says() -> None:
-    f = Facts(says_other_programs=True, says_oom=True, has_oom=True)
+    f = Facts(said={"other_process_on_gpu.other_programs": "comfy is open"}, says_oom=True, has_oom=True)
     assert check("other_process_on_gpu", f).params["reason"] == "user_says"
 
 
@@ -562,9 +563,14 @@ def test_gpu_too_small_not_on_an_assumed_card() -> None:
 
 
 def test_regression_after_update() -> None:
-    f = Facts(says_regression=True)
-    f.evidence["user_regression"] = Evidence("user", None, "since updating it OOMs")
-    assert check("regression_after_update", f).params == {"quote": "since updating it OOMs"}
+    f = Facts(said={"regression_after_update.regression": "since updating it OOMs"})
+    found = check("regression_after_update", f)
+    assert found.params == {"quote": "since updating it OOMs"}
+    assert found.evidence == [Evidence("user", None, "since updating it OOMs")]
+    worked = {"regression_after_update.worked_before": "It worked before"}
+    assert check("regression_after_update", Facts(said=worked)) is None
+    same = worked | {"regression_after_update.same_settings": "same settings"}
+    assert check("regression_after_update", Facts(said=same)).params == {"quote": "It worked before"}
     assert check("regression_after_update", Facts()) is None
 
 

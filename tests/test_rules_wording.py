@@ -209,7 +209,8 @@ def test_the_next_line_does_not_lower_a_batch_size_of_one(lang: str) -> None:
     gc.batch_size = 4
     assert batch in texts("gc_off", gc, lang)["next"]
     # The user's word that another program runs, in a training step, with batch 1: buckets and preview.
-    others = oom(config(*FLUX, quantize=True, batch_size=1, says_other_programs=True), Phase.TRAINING_STEP)
+    said = {"other_process_on_gpu.other_programs": "ComfyUI is open too"}
+    others = oom(config(*FLUX, quantize=True, batch_size=1, said=said), Phase.TRAINING_STEP)
     shown = texts("other_process_on_gpu", others, lang)
     assert batch not in shown["next"] and ("bucket" in shown["next"] or "バケット" in shown["next"]), shown
     # No config: the batch size is not known, so lowering it stays on the list.

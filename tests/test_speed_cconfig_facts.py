@@ -136,7 +136,8 @@ def test_a_copy_is_equal_and_owns_its_containers(values: dict[str, Any]) -> None
     st.fixed_dictionaries(
         {},
         optional={
-            "regression": st.none() | st.text(max_size=3),
+            "gc_words": st.none() | st.text(max_size=3),
+            "said": st.dictionaries(st.sampled_from(["a.b", "c.d"]), st.text(max_size=3), max_size=2),
             "vram_gib": st.none() | st.floats(allow_nan=True),
             "buckets": st.lists(st.integers(0, 3), max_size=2),
         },
@@ -147,6 +148,7 @@ def test_prose_hints_behave_as_a_generated_dataclass(given_values: dict[str, Any
     assert repr(hints) == repr(reference)
     assert (hints == ProseHints()) == (reference == PROSE_REFERENCE())
     assert ProseHints().buckets is not ProseHints().buckets
+    assert ProseHints().said is not ProseHints().said
     assert ProseHints.__hash__ is None
 
 

@@ -62,9 +62,8 @@ def test_the_folded_text_is_the_folded_lines(parts: list[str]) -> None:
 
 def _groups() -> list[tuple[re.Pattern[str], ...]]:
     p = _patterns()
-    groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_not_released]
-    groups += [p.te_cached, p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group]
-    groups += [p.wrong_gpu, p.closed_others, p.gc_words]
+    groups = [p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group, p.gc_words]
+    groups += [patterns for _, patterns in p.said]
     return groups + [patterns for _, patterns in p.phase]
 
 

@@ -32,9 +32,8 @@ def reference(text: str) -> ProseHints:
 
 def _all_patterns() -> list[re.Pattern[str]]:
     p = _patterns()
-    groups = [p.regression, p.worked_before, p.same_settings, p.other_programs, p.te_cached]
-    groups += [p.te_not_released, p.says_oom, p.host_killed, p.vram_words]
-    groups += [p.wrong_gpu, p.closed_others, p.gc_words]
+    groups = [p.says_oom, p.host_killed, p.vram_words, p.gc_words]
+    groups += [patterns for _, patterns in p.said]
     groups += [patterns for _, patterns in p.phase]
     return [q for g in groups for q in g] + [p.device, p.buckets]
 

@@ -59,6 +59,10 @@ _SPECS: tuple[RuleSpec, ...] = discover(sys.modules[__name__])
 
 RULE_IDS: tuple[str, ...] = tuple(rule.id for rule in _SPECS)
 _BY_ID: dict[str, RuleSpec] = {rule.id: rule for rule in _SPECS}
+# Every rule's word lists, as "<rule id>.<list>" → patterns: the facts stage hears them all in one pass.
+WORDS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (f"{rule.id}.{name}", tuple(patterns)) for rule in _SPECS for name, patterns in rule.words.items()
+)
 
 
 def catalogue() -> list[RuleSpec]:
@@ -113,6 +117,7 @@ def with_role(*roles: Role) -> tuple[str, ...]:
 
 __all__ = [
     "RULE_IDS",
+    "WORDS",
     "Role",
     "RuleSpec",
     "catalogue",

@@ -113,6 +113,15 @@ class RuleSpec(NamedTuple):
     # The finding's params as the reply's sentences may quote them, given the usable ones (unknown values
     # already left out): a rule adds what its wording needs or drops what would read wrong.
     quotable: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # The user's words the rule listens for: named lists of patterns (Python regular expressions,
+    # case-insensitive, tried one line at a time on the user's own words, never on a log or a config).
+    # The facts stage hears every rule's lists in one pass (diagnosis/facts_prose.py).
+    words: Mapping[str, tuple[str, ...]] = {}
+
+    def heard(self, f: Facts, name: str) -> Evidence | None:
+        """The user's line that one of this rule's word lists matched, as evidence; None if none did."""
+        quote = f.said.get(f"{self.id}.{name}")
+        return Evidence(source="user", line=None, text=quote) if quote else None
 
     def finding(
         self,

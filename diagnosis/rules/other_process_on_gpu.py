@@ -17,6 +17,45 @@ from diagnosis.rules.base import (
     then_params,
 )
 
+# The user's words this rule listens for (case-insensitive, one line at a time; keep them linear:
+# no nested repetition). Each list is heard as `SPEC.heard(f, name)`.
+WORDS: dict[str, tuple[str, ...]] = {
+    # The user says other programs hold VRAM on the same card.
+    "other_programs": (
+        r"\bcomfy(?:ui)?\b[^.\n]{0,60}\b(?:open|running|loaded|in another|at the same time|idle)",
+        r"\b(?:open|running|loaded)\b[^.\n]{0,30}\bcomfy(?:ui)?\b",
+        r"\bwallpaper engine\b",
+        r"\bbackground (?:apps?|applications?|processes|programs?)\b[^.\n]{0,60}\b(?:vram|gpu|memory)",
+        r"\b(?:vram|gpu memory)\b[^.\n]{0,40}\b(?:used|taken|held|consumed) by (?:other|another|background)",
+        r"\b(?:another|second|other) (?:training )?(?:run|job|instance|process|program|app)\b[^.\n]{0,40}\b(?:same gpu|gpu|vram)",  # noqa: E501 (a pattern reads best on one line)
+        r"\bgpu is also driving\b|\bdriving (?:the |my )?(?:display|monitors?)\b",
+        r"(?:ComfyUI|comfy)[^。\n]{0,20}(?:開いて|起動して|動かして)",
+        r"(?:別の|他の)(?:アプリ|プログラム|プロセス)[^。\n]{0,30}(?:VRAM|GPU)",
+    ),
+    # The user says the run lands on another card than the one chosen (case 023: "trying to use 'GPU 2'
+    # which then in fact uses GPU 0"): an index named as chosen and another as used, or "the wrong card".
+    "wrong_gpu": (
+        # Not "using the wrong GPU for Flux": a card not suited to the model, not a run on another card.
+        r"\b(?:runs?|running|ran|uses?|using|used|lands?|landing|loads?|loaded|trains?|training|goes|going|ends? up)(?: on| to)? (?:the )?wrong (?:gpu|card|device)\b(?!,? for (?!(?:some|no|whatever) reason|example|instance)|,? to (?:train|run)\b)",  # noqa: E501 (a pattern reads best on one line)
+        # The second card must differ from the first and follow a verb of running on it: "I set GPU 0 … it
+        # actually OOMed on GPU 0" or "I use GPU 0 …, actually GPU 1 is my 3090" name no other card in use.
+        r"\b(?:use|using|told|set|asked|selected|chose|chosen|picked)\b[^.\n]{0,20}\bgpu ?(\d)\b[^.\n]{0,40}\b(?:actually|in fact|instead)\b[^.\n]{0,30}\b(?:uses?|using|used|runs?|running|ran|trains?|training|loads?|loaded|lands?|goes|going|went|on)\b[^.\n]{0,15}\bgpu ?(?!\1\b)\d",  # noqa: E501 (a pattern reads best on one line)
+        r"\b(?:using|uses|runs? on|running on)\W{1,3}gpu ?\d\b[^.\n]{0,20}\bwhen (?:it is |it's )?(?:told|set|asked) to use\b",  # noqa: E501 (a pattern reads best on one line)
+        r"\bgpu ?\d\W{0,3} is actually gpu ?\d",
+        r"(?:違う|別の|間違った)(?:GPU|カード)(?:で(?:動|学習|実行)|が使われ)",
+        r"GPU ?(\d)[^。\n]{0,20}(?:指定|選択|選ん)[^。\n]{0,20}(?:のに|けど)[^。\n]{0,30}GPU ?(?!\1(?!\d))\d",
+    ),
+    # The user says closing the other programs did not help (case 020): the advice is then to find what
+    # still holds the card, not to close the programs again.
+    "closed_others": (
+        r"\bafter (?:\w+ ){0,2}clos(?:ing|ed)\b[^.\n]{0,60}\b(?:persists?|still|remains|same (?:error|oom|problem|issue)|no (?:luck|change|difference)|(?:didn't|did not|doesn't|does not|won't) help)",  # noqa: E501 (a pattern reads best on one line)
+        r"\bclos(?:ing|ed) (?:all|every|the|those|these|them|other)\b[^.\n]{0,40}\b(?:didn't|did not|doesn't|does not|won't|wouldn't) (?:help|fix|change)",  # noqa: E501 (a pattern reads best on one line)
+        r"\b(?:closed|killed|quit) (?:all|every|everything|them|those|these|the other)\b[^.\n]{0,60}\b(?:still|same (?:error|oom|problem|issue)|persists?)",  # noqa: E501 (a pattern reads best on one line)
+        # Not 閉じてもいい / 大丈夫 ("may I close …?"), a question before trying.
+        r"(?:閉じ|終了し|終了させ|kill ?し|キルし)(?:ても(?!(?:いい|良い|よい|大丈夫|平気|問題))|たのに|たけど)[^。\n]{0,30}(?:同じ|変わら|改善し|直ら|ダメ|だめ|OOM|エラー)",  # noqa: E501 (a pattern reads best on one line)
+    ),
+}
+
 
 def _foreign(f: Facts) -> list[OtherProcess]:
     """Processes listed in the OOM message that are not the trainer itself."""
@@ -50,17 +89,17 @@ def check_other_process(f: Facts) -> Finding | None:
             unaccounted = total - event.free_bytes - event.process_bytes
             if unaccounted >= max(t.unaccounted_min_gib * GIB, t.unaccounted_min_fraction * total):
                 return _finding(f, unaccounted, [], "unaccounted")
-    if f.says_wrong_gpu and (f.has_oom or f.fatal is not None):
+    if SPEC.heard(f, "wrong_gpu") and (f.has_oom or f.fatal is not None):
         # The user's words: the job runs on another card than the one chosen (case 023). What the
         # message measured comes first; the advice is that of a measured mismatch, the device first.
         return SPEC.finding(
-            evidence=ev(f, "user_wrong_gpu", "oom"),
+            evidence=[SPEC.heard(f, "wrong_gpu"), *ev(f, "oom")],
             params={"reason": "device_mismatch", **_next_by_phase(f), **batch_one(f)},
             severity=Severity.WARNING,
         )
-    if f.says_other_programs and (f.has_oom or f.fatal is not None):
+    if SPEC.heard(f, "other_programs") and (f.has_oom or f.fatal is not None):
         return SPEC.finding(
-            evidence=ev(f, "user_other_programs", "oom", "user_closed_others"),
+            evidence=[SPEC.heard(f, "other_programs"), *ev(f, "oom"), SPEC.heard(f, "closed_others")],
             # Nothing measured: no size and no PIDs to quote.
             params={"reason": "user_says", **_next_by_phase(f), **batch_one(f), **_tried_closing(f)},
             severity=Severity.WARNING,
@@ -73,7 +112,12 @@ def _finding(
 ) -> Finding:
     return SPEC.finding(
         # The user's "closing them did not help" picks the step's wording: it is quoted as its reason.
-        evidence=[*ev(f, "oom"), *(extra or []), *ev(f, "user_other_programs", "user_closed_others")],
+        evidence=[
+            *ev(f, "oom"),
+            *(extra or []),
+            SPEC.heard(f, "other_programs"),
+            SPEC.heard(f, "closed_others"),
+        ],
         params=_params(held, procs, reason) | _next_by_phase(f) | batch_one(f) | _tried_closing(f),
         severity=Severity.ERROR,
     )
@@ -83,7 +127,7 @@ def _tried_closing(f: Facts) -> dict[str, object]:
     """`tried_closing` when the user says closing the programs did not help (case 020): the step then
     asks to find what still holds the card instead of to close the programs again. A device mismatch
     has its own wording, which comes first (its `reason` is read before this flag)."""
-    return {"tried_closing": True} if f.says_closed_others else {}
+    return {"tried_closing": True} if SPEC.heard(f, "closed_others") else {}
 
 
 def _next_by_phase(f: Facts) -> dict[str, object]:
@@ -111,9 +155,10 @@ SPEC = RuleSpec(
     order=150,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
-    reads=("fatal", "other_processes", "device_index", "says_wrong_gpu", "says_other_programs"),
+    reads=("fatal", "other_processes", "device_index", "said"),
     rank=2,
     check=check_other_process,
     # Whatever the phase, a card already half full is the first thing to rule out.
     placement=Placement(phases=dict.fromkeys(all_phases_but(), 0)),
+    words=WORDS,
 )

@@ -23,6 +23,25 @@ _TE_BIG_GIB = 8.0
 _TE_BIG_VRAM = 24.0
 
 
+# The user's words this rule listens for (case-insensitive, one line at a time; keep them linear:
+# no nested repetition). Each list is heard as `SPEC.heard(f, name)`.
+WORDS: dict[str, tuple[str, ...]] = {
+    # The user says the text encoder stays on the GPU although it should have been cached or unloaded.
+    "te_not_released": (
+        r"text encoder[^.\n]{0,30}\bnot (?:being )?(?:unloaded|released|freed|offloaded|removed)",
+        r"text encoder[^.\n]{0,30}\b(?:stays|remains|still) (?:in|on) (?:the )?(?:vram|gpu)",
+        r"nothing is (?:discharged|unloaded|released) from the text encoder",
+        r"テキストエンコーダー?[^。\n]{0,20}(?:解放|アンロード|オフロード)されない",
+    ),
+    # The user says text-embedding caching is already on (then the advice is not "turn it on").
+    "te_cached": (
+        r"\b(?:select(?:ed)?|enabled?|turn(?:ed)? on|checked|using|use|set)\b[^.\n]{0,20}\bcache[_ ]text[_ ]embeddings\b",  # noqa: E501 (a pattern reads best on one line)
+        r"\bcache[_ ]text[_ ]embeddings\b[^.\n]{0,10}(?::\s*true|\bis (?:on|enabled|true|checked))",
+        r"(?:Cache Text Embeddings|cache_text_embeddings|テキスト埋め込み(?:の)?キャッシュ)[^。\n]{0,20}(?:オン|有効|true|入れて|にして)",  # noqa: E501 (a pattern reads best on one line)
+    ),
+}
+
+
 def _te_edits(f: Facts) -> list[ConfigEdit]:
     """Cache the embeddings; caching needs caption dropout 0, so dropout goes to 0 where it is set."""
     edits = [ConfigEdit(path(f, "cache_text_embeddings", ("train", "cache_text_embeddings")), True)]
@@ -49,12 +68,16 @@ def _can_unload(f: Facts) -> dict[str, object]:
 def check_text_encoder(f: Facts) -> Finding | None:
     fam = family(f)
     te = fam.text_encoder
-    if f.says_te_not_released:
+    if SPEC.heard(f, "te_not_released"):
         # The user sees the encoder stay in VRAM. With caching already on that is the trainer's doing
         # (update AI Toolkit, quantize the encoder), not a setting to turn on.
-        cached = f.cache_text_embeddings or f.says_te_cached
+        cached = f.cache_text_embeddings or SPEC.heard(f, "te_cached") is not None
         return SPEC.finding(
-            evidence=ev(f, "user_te", "user_te_cached", "cache_text_embeddings", "unload_text_encoder"),
+            evidence=[
+                SPEC.heard(f, "te_not_released"),
+                SPEC.heard(f, "te_cached"),
+                *ev(f, "cache_text_embeddings", "unload_text_encoder"),
+            ],
             params={**_te_params(f, cached), **_can_unload(f)},
         )
     if not checks_config(f) or te is None:
@@ -98,10 +121,10 @@ SPEC = RuleSpec(
         "family",
         "vram_gib",
         "caption_dropout_max",
-        "says_te_not_released",
-        "says_te_cached",
+        "said",
     ),
     rank=44,
     check=check_text_encoder,
     placement=Placement(phases={Phase.MODEL_LOAD: 30, Phase.QUANTIZE: 30, Phase.TEXT_EMBEDDING_CACHING: 10}),
+    words=WORDS,
 )

@@ -405,7 +405,7 @@ def regression_and_fragmentation() -> Report:
         vram_source="oom_message",
         phase=Phase.TRAINING_STEP,
         step=350,
-        says_regression=True,
+        said={"regression_after_update.regression": "It worked before the update"},
     )
     event = cuda_oom(1.25, 300, 15.47, 14.9, reserved_unallocated_bytes=int(6.2 * GIB))
     ladder = [step(1, reg, None), step(2, frag, None)]
