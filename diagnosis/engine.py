@@ -35,19 +35,19 @@ from diagnosis.models import (
     Report,
 )
 from diagnosis.rules import Role, ends_checklist, run_rules, spec, spec_of, with_role
+from locales import DEFAULT_LANGUAGE, known_language
 
 _log = get_logger(__name__)
 
 _CONFIG_KINDS = frozenset({PieceKind.CONFIG_YAML, PieceKind.CONFIG_JSON})
 
 
-def _language(locale: str | None, intake: Intake | None, default: str = "en") -> str:
+def _language(locale: str | None, intake: Intake | None, default: str = DEFAULT_LANGUAGE) -> str:
     for choice in (locale, intake.language_hint if intake else None, default):
-        if choice and choice.lower().startswith("ja"):
-            return "ja"
-        if choice and choice.lower().startswith("en"):
-            return "en"
-    return "en"
+        known = known_language(choice)
+        if known:
+            return known
+    return DEFAULT_LANGUAGE
 
 
 def _parse_pieces(intake: Intake, limits: Limits) -> tuple[list[ConfigDoc], list[LogFacts]]:

@@ -42,6 +42,7 @@ from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader.detect import WHOLE_CHARS, is_log_text
 from diagnosis.models import Intake, Piece, PieceKind, SecretHit
 from diagnosis.scrub import LineShapes, scrub_screening
+from locales import DEFAULT_LANGUAGE, LANGUAGES, SCRIPTS
 
 _MAX_FENCE_LINES = 2_000
 _FENCE_START = LazyPattern(r"[ \t]{0,40}(`{3,}|~{3,})[ \t]*([\w+.#-]{0,40})[ \t]*$")
@@ -60,6 +61,10 @@ _FIRST_SCORE_AT = 4
 _DOC_MARKER = re.compile(r"(?:---|\.\.\.)[ \t]*(?:#.*)?$")
 # Kana and kanji. A wide class is slow to compile, and ASCII text (checked first) cannot hold it.
 _CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+# The scripts that mark the user's words as another language than English (locales.SCRIPTS).
+_SCRIPTS = tuple(
+    (code, LazyPattern(f"[{chars}]")) for code, chars in SCRIPTS.items() if chars and code in LANGUAGES
+)
 _LATIN_WORD = LazyPattern(r"[A-Za-z]{2,}")
 _QUOTED = LazyPattern(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
 # A whitespace-separated token that is a plain word ("(word", "don't", "it.\""), counted in one scan of
@@ -787,13 +792,16 @@ def _split_regions(text: str, budget: int, configless: bool = False) -> list[_Re
 
 
 def language_hint(prose: str) -> str | None:
-    """'ja' when the user's words contain kana or kanji, 'en' for Latin words, None otherwise."""
+    """The language whose script the user's words are written in (kana or kanji: Japanese), English
+    for Latin words, None otherwise."""
     sample = prose[:_HINT_CHARS]
     # Two matches decide: the search stops at the second.
-    if not sample.isascii() and next(islice(_CJK.finditer(sample), 1, None), None) is not None:
-        return "ja"
+    if not sample.isascii():
+        for code, script in _SCRIPTS:
+            if next(islice(script.finditer(sample), 1, None), None) is not None:
+                return code
     if next(islice(_LATIN_WORD.finditer(sample), 1, None), None) is not None:
-        return "en"
+        return DEFAULT_LANGUAGE
     return None
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from diagnosis.limits import DEFAULT_LIMITS
+from locales import DEFAULT_LANGUAGE, LANGUAGES, known_language
 from oomcheck import __version__
 
 # Start-up time is part of the product (issue #8): each command imports only what its path needs,
@@ -45,12 +46,13 @@ def env_language(chosen: str | None = None, fallback: str = "en") -> str:
     `LANG`); else `fallback`."""
     for value in (os.environ.get("OOMCHECK_LANG"), chosen, *map(os.environ.get, _LOCALE_VARS), fallback):
         if value:
-            return "ja" if value.lower().startswith("ja") else "en"
-    return "en"
+            # A locale set to a language without catalogues (C.UTF-8, de_DE) still decides: English.
+            return known_language(value) or DEFAULT_LANGUAGE
+    return DEFAULT_LANGUAGE
 
 
 def _message_language(choice: str | None) -> str:
-    return choice if choice in ("ja", "en") else env_language()
+    return choice if choice in LANGUAGES else env_language()
 
 
 def read_input(path: str | os.PathLike[str], cap: int) -> bytes:
@@ -166,7 +168,7 @@ def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser
     def add_parser(name: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=h(name), formatter_class=formatter)
 
-    langs = ("auto", "ja", "en")
+    langs = ("auto", *LANGUAGES)
     parser = argparse.ArgumentParser(prog="oomcheck", description=h("description"), formatter_class=formatter)
     parser.add_argument("--version", action="version", version=f"oomcheck {__version__}", help=h("version"))
     sub = parser.add_subparsers(dest="command", required=True)

@@ -12,9 +12,8 @@ from functools import cache
 from typing import Any
 
 from diagnosis.datafile import load_data_file
-from locales import LANGUAGES, LOCALES_DIR
+from locales import DEFAULT_LANGUAGE, LANGUAGES, LOCALES_DIR, known_language
 
-DEFAULT_LANGUAGE = "en"
 Entry = str | list[str]
 
 
@@ -39,14 +38,6 @@ def catalogue(lang: str) -> dict[str, Entry]:
     for name in sorted(n for n in os.listdir(folder) if n.endswith(".yaml")):
         _flatten(name.removesuffix(".yaml"), load_data_file(os.path.join(folder, name)) or {}, out)
     return out
-
-
-def known_language(value: str | None) -> str | None:
-    """The catalogue language a tag names ("ja", "ja-JP", "en_US"), or None."""
-    if not value:
-        return None
-    short = value.replace("_", "-").split("-")[0].lower()
-    return short if short in LANGUAGES else None
 
 
 def normalise_language(lang: str | None) -> str:
