@@ -23,7 +23,7 @@ from discord.ext import commands
 
 from bot import buttons, listeners
 from bot import commands as bot_commands
-from bot.engine import INLINE_INPUT_CHARS, DiagnosisEngine, EnginePort, kinds_of_report
+from bot.diagnosis_port import INLINE_INPUT_CHARS, DiagnosisEngine, EnginePort, kinds_of_report
 from bot.heartbeat import write_heartbeat
 from bot.inputs import (
     MAX_TEXT_ATTACHMENTS,

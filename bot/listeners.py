@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.engine import InputKinds, is_real_case, kinds_of_report
+from bot.diagnosis_port import InputKinds, is_real_case, kinds_of_report
 from bot.inputs import Gathered, SourcedText, bot_role_id, inputs_hash, merge
 from bot.permissions import member_is_moderator
 from bot.request import Request

@@ -20,7 +20,7 @@ from typing import Any
 import discord
 
 from bot.app import OomBot
-from bot.engine import InputKinds, kinds_of_report
+from bot.diagnosis_port import InputKinds, kinds_of_report
 from bot.settings import BotSettings
 from diagnosis.facts_model import Facts
 from diagnosis.models import (

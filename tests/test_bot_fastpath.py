@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from bot import listeners
 from bot.app import OomBot, create_bot
-from bot.engine import INLINE_INPUT_CHARS
+from bot.diagnosis_port import INLINE_INPUT_CHARS
 from bot.ratelimit import WindowLimiter
 from bot.store import Answer, Case, GuildSettings, Store
 from tests.bot_fakes import (
