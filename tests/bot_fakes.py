@@ -222,5 +222,5 @@ async def make_bot(
 ) -> OomBot:
     """A bot with its store open, not connected; engine work over `inline` characters goes to the pool."""
     bot = OomBot(settings(tmp_path, **overrides), engine or FakeEngine(), inline_input_chars=inline)
-    await bot.open_store()
+    await bot.service.open_store()
     return bot
