@@ -19,7 +19,7 @@ from bot.request import Request
 from bot.send import say_privately
 from bot.service import ReplyService
 from bot.store import Case
-from bot.views import ButtonAction, OomButton
+from bot.views import ButtonAction, OomButton, OomLanguageMenu
 
 log = logging.getLogger("oomcheck.bot")
 
@@ -30,10 +30,10 @@ class ButtonHandlers(commands.Cog):
 
     async def cog_load(self) -> None:
         # Clicks are routed by custom_id, so buttons of replies sent before a restart work too.
-        self.service.client.add_dynamic_items(OomButton)
+        self.service.client.add_dynamic_items(OomButton, OomLanguageMenu)
 
     async def cog_unload(self) -> None:
-        self.service.client.remove_dynamic_items(OomButton)
+        self.service.client.remove_dynamic_items(OomButton, OomLanguageMenu)
 
     async def on_button(self, interaction: discord.Interaction, action: ButtonAction) -> None:
         try:

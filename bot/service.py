@@ -32,13 +32,14 @@ from bot.inputs import (
     inputs_hash,
     largest_read,
 )
+from bot.languages import reply_languages
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
 from bot.send import NO_MENTIONS, from_reply, say_privately
 from bot.settings import BotSettings
 from bot.store import Answer, Case, GuildSettings, Store
 from bot.triggers import AutoScope
-from bot.views import ButtonLabels, ReplyButtons
+from bot.views import ButtonLabels, LanguageChoice, ReplyButtons
 from diagnosis.models import Report
 
 log = logging.getLogger("oomcheck.bot")
@@ -221,6 +222,14 @@ class ReplyService:
             steps=steps,
         )
 
+    def language_menu(self, lang: str) -> tuple[LanguageChoice, ...]:
+        """The reply's language menu, each language named in itself; none while there are two
+        languages, which one toggle button serves."""
+        languages = reply_languages()
+        if len(languages) <= 2:
+            return ()
+        return tuple(LanguageChoice(code, self.t("language_name", code), code == lang) for code in languages)
+
     async def build(
         self, request: Request, report: Report, *, step: int = 1, lang: str | None = None
     ) -> Prepared:
@@ -239,7 +248,12 @@ class ReplyService:
             delete=self.t("button.delete", lang),
         )
         buttons = ReplyButtons(
-            labels, step=step, has_next=step < len(report.ladder), lang=lang, deletable=request.deletable
+            labels,
+            step=step,
+            has_next=step < len(report.ladder),
+            lang=lang,
+            deletable=request.deletable,
+            menu=self.language_menu(lang),
         )
         return Prepared(request, report, lang, step, from_reply(reply, notes), buttons)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -598,3 +599,149 @@ async def test_history_stops_reading_files_once_the_budget_is_spent(
         assert ("message 1", CONFIG) in [(i.source, i.text) for i in gathered.inputs]
     finally:
         await bot.close()
+
+
+# The buttons of a real reply with two languages, as main sent them before the language menu
+# existed (`ReplyButtons.components()`, in English and in Japanese), compared as JSON text so that
+# the order of the keys counts too.
+TWO_LANGUAGE_BUTTONS: dict[str, list[dict[str, Any]]] = {
+    "en": [
+        {
+            "type": 1,
+            "components": [
+                {
+                    "type": 2,
+                    "style": 1,
+                    "disabled": False,
+                    "label": "Still OOM → next step",
+                    "custom_id": "oom:step:2",
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "label": "日本語 / English",
+                    "custom_id": "oom:lang:ja",
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "custom_id": "oom:up",
+                    "emoji": {"id": None, "name": "👍"},
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "custom_id": "oom:down",
+                    "emoji": {"id": None, "name": "👎"},
+                },
+                {
+                    "type": 2,
+                    "style": 4,
+                    "disabled": False,
+                    "label": "Delete",
+                    "custom_id": "oom:del",
+                    "emoji": {"id": None, "name": "🗑️"},
+                },
+            ],
+        }
+    ],
+    "ja": [
+        {
+            "type": 1,
+            "components": [
+                {
+                    "type": 2,
+                    "style": 1,
+                    "disabled": False,
+                    "label": "まだ OOM → 次の手順",
+                    "custom_id": "oom:step:2",
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "label": "日本語 / English",
+                    "custom_id": "oom:lang:en",
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "custom_id": "oom:up",
+                    "emoji": {"id": None, "name": "👍"},
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "custom_id": "oom:down",
+                    "emoji": {"id": None, "name": "👎"},
+                },
+                {
+                    "type": 2,
+                    "style": 4,
+                    "disabled": False,
+                    "label": "削除",
+                    "custom_id": "oom:del",
+                    "emoji": {"id": None, "name": "🗑️"},
+                },
+            ],
+        }
+    ],
+}
+
+
+async def test_two_languages_keep_the_toggle_button_byte_for_byte(tmp_path: Path) -> None:
+    client = create_bot(settings(tmp_path))
+    try:
+        await client.service.open_store()
+        request = Request(
+            gathered=Gathered((SourcedText("message", CONFIG + LOG),)),
+            guild_id=1,
+            channel_id=HELP,
+            author_id=7,
+            source_id=1,
+        )
+        for lang, expected in TWO_LANGUAGE_BUTTONS.items():
+            prepared = await client.service.prepare(request, lang=lang)
+            assert prepared.buttons.menu == ()
+            assert json.dumps(prepared.buttons.components(), ensure_ascii=False) == json.dumps(
+                expected, ensure_ascii=False
+            )
+    finally:
+        await client.close()
+
+
+async def test_a_third_language_brings_a_menu_named_in_each_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import locales
+
+    monkeypatch.setattr(locales, "LANGUAGES", ("en", "ja", "xx"))
+    client = create_bot(settings(tmp_path))
+    try:
+        await client.service.open_store()
+        request = Request(
+            gathered=Gathered((SourcedText("message", CONFIG),)),
+            guild_id=1,
+            channel_id=HELP,
+            author_id=7,
+            source_id=1,
+        )
+        prepared = await client.service.prepare(request, lang="ja")
+        menu = prepared.buttons.menu
+        assert [(c.code, c.current) for c in menu] == [("en", False), ("ja", True), ("xx", False)]
+        assert [c.name for c in menu][:2] == ["English", "日本語"]
+        rows = prepared.buttons.components()
+        assert [c["custom_id"] for c in rows[0]["components"]] == [
+            "oom:step:2",
+            "oom:up",
+            "oom:down",
+            "oom:del",
+        ]
+        assert [c["custom_id"] for c in rows[1]["components"]] == ["oom:language"]
+    finally:
+        await client.close()
