@@ -32,6 +32,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check diagnosis bot oomcheck locales
 	$(BIN)/mypy
+	@# --no-cache: a cache would be a folder in the checkout, and a whole run takes well under a second
+	$(BIN)/lint-imports --no-cache
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q

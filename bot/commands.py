@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
+from discord.ext import commands
 
 from bot.inputs import (
     Candidate,
@@ -21,11 +22,15 @@ from bot.inputs import (
 from bot.permissions import interaction_is_moderator
 from bot.request import Request
 from bot.send import NO_MENTIONS, Outgoing, from_text
+from bot.service import ReplyService
 from bot.store import GuildSettings
-from bot.translator import key_str
+from bot.translator import catalogue_lookup, key_str
 
-if TYPE_CHECKING:
-    from bot.app import OomBot
+
+def k(key: str) -> app_commands.locale_str:
+    """A command's or option's text: English by default, the key for the translator. Read when the
+    class is defined, so from the catalogue itself rather than through the service's engine port."""
+    return key_str(catalogue_lookup, f"bot.{key}")
 
 
 async def _say(interaction: discord.Interaction, text: str, *, ephemeral: bool = True) -> None:
@@ -40,19 +45,22 @@ async def _send_text(interaction: discord.Interaction, outgoing: Outgoing) -> No
     await interaction.edit_original_response(**outgoing.edit_kwargs())
 
 
-async def _history(bot: OomBot, channel: discord.abc.Messageable, author_id: int | None) -> Gathered:
+async def _history(
+    service: ReplyService, channel: discord.abc.Messageable, author_id: int | None
+) -> Gathered:
     """The latest config and log of one author among the recent messages of the channel or thread."""
-    cap = bot.settings.input_cap_bytes
+    cap = service.settings.input_cap_bytes
     budget = 2 * cap  # attachments read from history in total: 25 large logs must not fill the memory
+    user = service.client.user
     messages: list[tuple[discord.Message, Gathered]] = []
-    async for message in channel.history(limit=bot.settings.history_depth):
+    async for message in channel.history(limit=service.settings.history_depth):
         if message.author.bot:
             continue
         # Once the budget is spent, later messages still count by their text but no file is read.
         own = await gather_message(
             message,
             cap=min(cap, budget),
-            bot_user_id=bot.user.id if bot.user else None,
+            bot_user_id=user.id if user else None,
             files=budget > 0,
         )
         budget -= sum(len(i.text.encode()) for i in own.inputs if i.source != "message")
@@ -64,13 +72,13 @@ async def _history(bot: OomBot, channel: discord.abc.Messageable, author_id: int
                 message_id=message.id,
                 author_id=message.author.id,
                 inputs=gathered.inputs,
-                kinds=bot.engine.kinds("\n".join(i.text for i in gathered.inputs)),
+                kinds=service.engine.kinds("\n".join(i.text for i in gathered.inputs)),
             )
             for message, gathered in messages
             if gathered.inputs
         ]
 
-    chosen = select_from_history(await bot.run_engine(classify), author_id=author_id)
+    chosen = select_from_history(await service.run_engine(classify), author_id=author_id)
     inputs = tuple(
         SourcedText(f"message {n}" if item.source == "message" else item.source, item.text)
         for n, candidate in enumerate(chosen, start=1)
@@ -102,59 +110,31 @@ async def _fetch_target(interaction: discord.Interaction, reference: str) -> dis
         return None
 
 
-async def _run_check(
-    bot: OomBot,
-    interaction: discord.Interaction,
-    *,
-    parts: list[Gathered],
-    target: discord.Message | None,
-    explicit: str | None,
-    gpu: float | None,
-    public: bool,
-    read_history: bool,
-    notes: tuple[str, ...] = (),
-) -> None:
-    """Shared by /oom-check and the message menu; the interaction is already deferred."""
-    moderator = interaction_is_moderator(interaction, bot.settings.moderator_role_ids)
-    lang = await bot.ui_language(interaction, explicit)
-    if read_history and isinstance(interaction.channel, discord.abc.Messageable):
-        parts.append(await _history(bot, interaction.channel, None if moderator else interaction.user.id))
-    gathered = merge(*parts)
-    if not gathered.inputs:
-        text = bot.t(
-            "nothing_in_history" if read_history else "nothing_to_check",
-            lang,
-            depth=bot.settings.history_depth,
-        )
-        await _say(interaction, "\n".join([*bot.ignored_notes(gathered.ignored, lang), text]))
-        return
-    request = Request(
-        gathered=gathered,
-        guild_id=interaction.guild_id,
-        channel_id=interaction.channel_id or 0,
-        author_id=target.author.id if target is not None else interaction.user.id,
-        source_id=None,
-        explicit_language=explicit,
-        user_locale=str(interaction.locale.value),
-        gpu_vram_gib=gpu,
-        deletable=public,
-        notes=notes,
-    )
-    prepared = await bot.prepare(request)
-    sent = await interaction.edit_original_response(
-        **prepared.outgoing.edit_kwargs(), view=prepared.buttons.view()
-    )
-    await bot.remember(prepared, sent.id)
+class OomCommands(commands.Cog):
+    def __init__(self, service: ReplyService) -> None:
+        self.service = service
+        # A context menu cannot be declared in a class (discord.py refuses it): it is made per cog.
+        self.menu = app_commands.ContextMenu(name=k("command.context_menu.name"), callback=self.check_message)
 
+    def tree_commands(self) -> list[app_commands.Command[Any, ..., Any] | app_commands.ContextMenu]:
+        """Every application command of the cog, the message menu included."""
+        return [*self.get_app_commands(), self.menu]  # type: ignore[list-item]
 
-def register(bot: OomBot) -> None:
-    def k(key: str) -> app_commands.locale_str:
-        return key_str(bot.lookup, f"bot.{key}")
+    async def cog_load(self) -> None:
+        self.service.client.tree.add_command(self.menu, override=True)
 
-    def cooldown_left(interaction: discord.Interaction, moderator: bool) -> float:
-        return 0.0 if moderator else bot.cooldown.try_acquire(interaction.user.id)
+    async def cog_unload(self) -> None:
+        self.service.client.tree.remove_command(self.menu.name, type=self.menu.type)
 
-    @bot.tree.command(name="oom-check", description=k("command.check.description"))
+    def _moderator(self, interaction: discord.Interaction) -> bool:
+        return interaction_is_moderator(interaction, self.service.settings.moderator_role_ids)
+
+    def _cooldown_left(self, interaction: discord.Interaction, moderator: bool) -> float:
+        return 0.0 if moderator else self.service.cooldown.try_acquire(interaction.user.id)
+
+    # ------------------------------------------------------------------ checks
+
+    @app_commands.command(name="oom-check", description=k("command.check.description"))
     @app_commands.describe(
         text=k("option.text"),
         file=k("option.file"),
@@ -164,6 +144,7 @@ def register(bot: OomBot) -> None:
         public=k("option.public"),
     )
     async def oom_check(
+        self,
         interaction: discord.Interaction,
         text: str | None = None,
         file: discord.Attachment | None = None,
@@ -172,12 +153,13 @@ def register(bot: OomBot) -> None:
         gpu: app_commands.Range[float, 1.0, 1024.0] | None = None,
         public: bool = False,
     ) -> None:
+        service = self.service
         explicit = None if lang == "auto" else lang
-        moderator = interaction_is_moderator(interaction, bot.settings.moderator_role_ids)
-        ui = await bot.ui_language(interaction, explicit)
-        left = cooldown_left(interaction, moderator)
+        moderator = self._moderator(interaction)
+        ui = await service.ui_language(interaction, explicit)
+        left = self._cooldown_left(interaction, moderator)
         if left > 0:
-            await _say(interaction, bot.t("cooldown", ui, seconds=max(1, round(left))))
+            await _say(interaction, service.t("cooldown", ui, seconds=max(1, round(left))))
             return
         visible = public and moderator
         await interaction.response.defer(ephemeral=not visible, thinking=True)
@@ -186,22 +168,23 @@ def register(bot: OomBot) -> None:
         if message:
             target = await _fetch_target(interaction, message)
             if target is None:
-                await _say(interaction, bot.t("message_not_found", ui))
+                await _say(interaction, service.t("message_not_found", ui))
                 return
             if target.author.id != interaction.user.id and not moderator:
-                await _say(interaction, bot.t("not_your_message", ui))
+                await _say(interaction, service.t("not_your_message", ui))
                 return
-            parts.append(await bot.read_message(target))
+            parts.append(await service.read_message(target))
         if text:
             parts.append(Gathered((SourcedText("text", text),)))
         if file is not None:
             parts.append(
                 await read_attachment(
-                    file, cap=bot.settings.input_cap_bytes, read_limit=bot.settings.attachment_read_bytes
+                    file,
+                    cap=service.settings.input_cap_bytes,
+                    read_limit=service.settings.attachment_read_bytes,
                 )
             )
-        await _run_check(
-            bot,
+        await self._run_check(
             interaction,
             parts=parts,
             target=target,
@@ -209,25 +192,25 @@ def register(bot: OomBot) -> None:
             gpu=gpu,
             public=visible,
             read_history=not (message or text or file),
-            notes=(bot.t("public_needs_moderator", ui),) if public and not moderator else (),
+            notes=(service.t("public_needs_moderator", ui),) if public and not moderator else (),
         )
 
-    async def check_message(interaction: discord.Interaction, message: discord.Message) -> None:
-        moderator = interaction_is_moderator(interaction, bot.settings.moderator_role_ids)
-        ui = await bot.ui_language(interaction)
+    async def check_message(self, interaction: discord.Interaction, message: discord.Message) -> None:
+        service = self.service
+        moderator = self._moderator(interaction)
+        ui = await service.ui_language(interaction)
         if message.author.id != interaction.user.id and not moderator:
-            await _say(interaction, bot.t("not_your_message", ui))
+            await _say(interaction, service.t("not_your_message", ui))
             return
-        left = cooldown_left(interaction, moderator)
+        left = self._cooldown_left(interaction, moderator)
         if left > 0:
-            await _say(interaction, bot.t("cooldown", ui, seconds=max(1, round(left))))
+            await _say(interaction, service.t("cooldown", ui, seconds=max(1, round(left))))
             return
         # A moderator answers on the member's behalf, in the open; members see their own result only.
         await interaction.response.defer(ephemeral=not moderator, thinking=True)
-        await _run_check(
-            bot,
+        await self._run_check(
             interaction,
-            parts=[await bot.read_message(message)],
+            parts=[await service.read_message(message)],
             target=message,
             explicit=None,
             gpu=None,
@@ -235,49 +218,98 @@ def register(bot: OomBot) -> None:
             read_history=False,
         )
 
-    bot.tree.add_command(
-        app_commands.ContextMenu(name=k("command.context_menu.name"), callback=check_message)
-    )
+    async def _run_check(
+        self,
+        interaction: discord.Interaction,
+        *,
+        parts: list[Gathered],
+        target: discord.Message | None,
+        explicit: str | None,
+        gpu: float | None,
+        public: bool,
+        read_history: bool,
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        """Shared by /oom-check and the message menu; the interaction is already deferred."""
+        service = self.service
+        moderator = self._moderator(interaction)
+        lang = await service.ui_language(interaction, explicit)
+        if read_history and isinstance(interaction.channel, discord.abc.Messageable):
+            author = None if moderator else interaction.user.id
+            parts.append(await _history(service, interaction.channel, author))
+        gathered = merge(*parts)
+        if not gathered.inputs:
+            text = service.t(
+                "nothing_in_history" if read_history else "nothing_to_check",
+                lang,
+                depth=service.settings.history_depth,
+            )
+            await _say(interaction, "\n".join([*service.ignored_notes(gathered.ignored, lang), text]))
+            return
+        request = Request(
+            gathered=gathered,
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id or 0,
+            author_id=target.author.id if target is not None else interaction.user.id,
+            source_id=None,
+            explicit_language=explicit,
+            user_locale=str(interaction.locale.value),
+            gpu_vram_gib=gpu,
+            deletable=public,
+            notes=notes,
+        )
+        await service.respond(interaction, await service.prepare(request))
 
-    async def complete_rule(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        needle = current.strip().lower()
-        return [app_commands.Choice(name=r, value=r) for r in bot.engine.rule_ids if needle in r][:25]
+    # ------------------------------------------------------------------ the rules
 
-    @bot.tree.command(name="oom-explain", description=k("command.explain.description"))
+    @app_commands.command(name="oom-explain", description=k("command.explain.description"))
     @app_commands.describe(rule_id=k("option.rule_id"))
-    @app_commands.autocomplete(rule_id=complete_rule)
-    async def oom_explain(interaction: discord.Interaction, rule_id: str) -> None:
-        lang = await bot.ui_language(interaction)
+    async def oom_explain(self, interaction: discord.Interaction, rule_id: str) -> None:
+        service = self.service
+        lang = await service.ui_language(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        text = bot.engine.explain(rule_id.strip(), lang)
+        text = service.engine.explain(rule_id.strip(), lang)
         if text is None:
-            await _say(interaction, bot.t("unknown_rule", lang, rule_id=rule_id[:64]))
+            await _say(interaction, service.t("unknown_rule", lang, rule_id=rule_id[:64]))
             return
         await _send_text(interaction, from_text(text, filename=f"{rule_id}.md"))
 
-    @bot.tree.command(name="oom-rules", description=k("command.rules.description"))
-    async def oom_rules(interaction: discord.Interaction) -> None:
-        lang = await bot.ui_language(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await _send_text(interaction, from_text(bot.engine.rules_text(lang), filename="oomcheck-rules.md"))
+    @oom_explain.autocomplete("rule_id")
+    async def complete_rule(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        needle = current.strip().lower()
+        return [app_commands.Choice(name=r, value=r) for r in self.service.engine.rule_ids if needle in r][
+            :25
+        ]
 
-    @bot.tree.command(name="oom-config", description=k("command.config.description"))
+    @app_commands.command(name="oom-rules", description=k("command.rules.description"))
+    async def oom_rules(self, interaction: discord.Interaction) -> None:
+        service = self.service
+        lang = await service.ui_language(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await _send_text(
+            interaction, from_text(service.engine.rules_text(lang), filename="oomcheck-rules.md")
+        )
+
+    # ------------------------------------------------------------------ moderators
+
+    @app_commands.command(name="oom-config", description=k("command.config.description"))
     @app_commands.guild_only()
     @app_commands.describe(language=k("option.language"), auto_mode=k("option.auto_mode"))
     async def oom_config(
+        self,
         interaction: discord.Interaction,
         language: Literal["default", "ja", "en"] | None = None,
         auto_mode: bool | None = None,
     ) -> None:
-        lang = await bot.ui_language(interaction)
-        if (
-            not interaction_is_moderator(interaction, bot.settings.moderator_role_ids)
-            or interaction.guild_id is None
-        ):
-            await _say(interaction, bot.t("not_moderator", lang))
+        service = self.service
+        lang = await service.ui_language(interaction)
+        if not self._moderator(interaction) or interaction.guild_id is None:
+            await _say(interaction, service.t("not_moderator", lang))
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        current = await bot.guild_prefs(interaction.guild_id)
+        current = await service.guild_prefs(interaction.guild_id)
         changed = language is not None or auto_mode is not None
         if changed:
             current = GuildSettings(
@@ -286,39 +318,40 @@ def register(bot: OomBot) -> None:
                 else (None if language == "default" else language),
                 auto_mode=current.auto_mode if auto_mode is None else auto_mode,
             )
-            await bot.db(bot.store.set_guild_settings, interaction.guild_id, current)
-        lang = await bot.ui_language(interaction)
-        auto = bot.settings.auto_mode if current.auto_mode is None else current.auto_mode
-        shown_language = current.language or bot.t(
-            "config.default", lang, value=bot.settings.default_language
+            await service.db(service.store.set_guild_settings, interaction.guild_id, current)
+        lang = await service.ui_language(interaction)
+        auto = service.settings.auto_mode if current.auto_mode is None else current.auto_mode
+        shown_language = current.language or service.t(
+            "config.default", lang, value=service.settings.default_language
         )
-        text = bot.t(
+        text = service.t(
             "config.saved" if changed else "config.current",
             lang,
             language=shown_language,
-            auto_mode=bot.t("config.enabled" if auto else "config.disabled", lang),
+            auto_mode=service.t("config.enabled" if auto else "config.disabled", lang),
         )
         await _say(interaction, text)
 
-    @bot.tree.command(name="oom-stats", description=k("command.stats.description"))
+    @app_commands.command(name="oom-stats", description=k("command.stats.description"))
     @app_commands.guild_only()
-    async def oom_stats(interaction: discord.Interaction) -> None:
-        lang = await bot.ui_language(interaction)
-        if not interaction_is_moderator(interaction, bot.settings.moderator_role_ids):
-            await _say(interaction, bot.t("not_moderator", lang))
+    async def oom_stats(self, interaction: discord.Interaction) -> None:
+        service = self.service
+        lang = await service.ui_language(interaction)
+        if not self._moderator(interaction):
+            await _say(interaction, service.t("not_moderator", lang))
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        rows = await bot.db(bot.store.stats, interaction.guild_id)
-        total = await bot.db(bot.store.reply_count, interaction.guild_id)
+        rows = await service.db(service.store.stats, interaction.guild_id)
+        total = await service.db(service.store.reply_count, interaction.guild_id)
         if not rows:
-            await _say(interaction, bot.t("stats.empty", lang))
+            await _say(interaction, service.t("stats.empty", lang))
             return
-        lines = [bot.t("stats.header", lang, total=total)]
+        lines = [service.t("stats.header", lang, total=total)]
         for row in rows:
             votes = row.helpful + row.unhelpful
-            ratio = f"{100 * row.helpful / votes:.0f}%" if votes else bot.t("stats.no_votes", lang)
+            ratio = f"{100 * row.helpful / votes:.0f}%" if votes else service.t("stats.no_votes", lang)
             lines.append(
-                bot.t(
+                service.t(
                     "stats.line",
                     lang,
                     rule_id=row.rule_id,

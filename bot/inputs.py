@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.engine import InputKinds
+from bot.diagnosis_port import InputKinds
 
 TEXT_EXTENSIONS = (".yaml", ".yml", ".json", ".txt", ".log")
 # Text files read from one message (a config and a log, with room to spare); together they stay

@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import discord
 
-from bot.engine import DiscordReplyLike
+from bot.diagnosis_port import DiscordReplyLike
 
 NO_MENTIONS = discord.AllowedMentions.none()
 CONTENT_LIMIT = 2000

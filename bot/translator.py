@@ -11,10 +11,18 @@ from collections.abc import Callable
 import discord
 from discord import app_commands
 
+from diagnosis.render.catalogue import message
+
 Lookup = Callable[[str, str], str | None]
 
 # Discord locale → catalogue language. English is the default text, so only other languages need one.
 _LANGUAGES = {discord.Locale.japanese: "ja"}
+
+
+def catalogue_lookup(key: str, lang: str) -> str | None:
+    """The catalogue's text of `key` in `lang`, or None when it has none of its own."""
+    text = message(key, lang)
+    return text if text and text != key else None
 
 
 def key_str(lookup: Lookup, key: str) -> app_commands.locale_str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from bot.engine import InputKinds
+from bot.diagnosis_port import InputKinds
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Follow-up buttons that survive restarts: the custom_id carries the action, the store the inputs.
 
 custom_id grammar (≤ 100 characters, matched by `OomButton`'s template):
-`oom:step:<n>` render ladder step n · `oom:lang:<ja|en>` re-render in that language ·
-`oom:up` / `oom:down` feedback · `oom:del` delete the reply.
+`oom:step:<n>` render ladder step n · `oom:lang:<language>` re-render in that language ·
+`oom:up` / `oom:down` feedback · `oom:del` delete the reply. With more than two reply languages the
+language button gives way to a menu, `oom:language`, whose chosen value is the language.
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ from typing import Any, ClassVar, NamedTuple, cast
 
 import discord
 
+from bot.languages import reply_languages
+
 # The emoji of each emoji-only button (and of the delete button, which has a label too).
 _EMOJI = {"up": "👍", "down": "👎", "del": "🗑️"}
 
 _TEMPLATE = r"oom:(?P<action>step|lang|up|down|del)(?::(?P<arg>[a-z0-9]{1,6}))?"
 _PATTERN = re.compile(_TEMPLATE)
+# Not matched by `_TEMPLATE`: "lang" there must be followed by ":" or the end.
+_MENU_ID = "oom:language"
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,7 @@ def decode(custom_id: str) -> ButtonAction | None:
     action = ButtonAction(match["action"], match["arg"] or "")
     valid = {
         "step": action.arg.isdigit() and 1 <= int(action.arg) <= 99,
-        "lang": action.arg in ("ja", "en"),
+        "lang": action.arg in reply_languages(),
     }.get(action.action, action.arg == "")
     return action if valid else None
 
@@ -71,9 +76,44 @@ class OomButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_TEMPLA
         return cls(action)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        handler: ButtonHandler | None = getattr(interaction.client, "on_oom_button", None)
-        if handler is not None:
-            await handler(interaction, self.action)
+        await _route(interaction, self.action)
+
+
+async def _route(interaction: discord.Interaction, action: ButtonAction) -> None:
+    handler: ButtonHandler | None = getattr(interaction.client, "on_oom_button", None)
+    if handler is not None:
+        await handler(interaction, action)
+
+
+class LanguageChoice(NamedTuple):
+    code: str
+    name: str  # in the language itself
+    current: bool
+
+
+def _menu_select(menu: tuple[LanguageChoice, ...]) -> discord.ui.Select[Any]:
+    options = [discord.SelectOption(label=c.name, value=c.code, default=c.current) for c in menu]
+    return discord.ui.Select(custom_id=_MENU_ID, options=options)
+
+
+class OomLanguageMenu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=_MENU_ID):
+    """The language menu under a reply; choosing a language is a click on that language's button."""
+
+    def __init__(self, menu: tuple[LanguageChoice, ...] = ()) -> None:
+        super().__init__(_menu_select(menu))
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> OomLanguageMenu:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        values = self.item.values
+        # The value comes from the client: only a language of the list is taken.
+        action = decode(f"oom:lang:{values[0]}") if len(values) == 1 else None
+        if action is not None:
+            await _route(interaction, action)
 
 
 @dataclass(frozen=True)
@@ -92,6 +132,7 @@ class ReplyButtons(NamedTuple):
     has_next: bool
     lang: str
     deletable: bool
+    menu: tuple[LanguageChoice, ...] = ()  # empty: a toggle button to the other language
 
     def actions(self) -> list[tuple[ButtonAction, str, discord.ButtonStyle]]:
         """(action, label, style) of each button, left to right."""
@@ -101,9 +142,9 @@ class ReplyButtons(NamedTuple):
             buttons.append(
                 (ButtonAction("step", str(self.step + 1)), labels.next_step, discord.ButtonStyle.primary)
             )
-        buttons.append(
-            (ButtonAction("lang", "en" if self.lang == "ja" else "ja"), labels.language, secondary)
-        )
+        if not self.menu:
+            other = next((code for code in reply_languages() if code != self.lang), self.lang)
+            buttons.append((ButtonAction("lang", other), labels.language, secondary))
         buttons.append((ButtonAction("up"), "", secondary))
         buttons.append((ButtonAction("down"), "", secondary))
         if self.deletable:
@@ -114,11 +155,14 @@ class ReplyButtons(NamedTuple):
         view = discord.ui.View(timeout=None)
         for action, label, style in self.actions():
             view.add_item(OomButton(action, label=label, style=style))
+        if self.menu:
+            view.add_item(OomLanguageMenu(self.menu))  # a menu is a row's full width: the next row
         return view
 
     def components(self) -> list[dict[str, Any]]:
         """What `view().to_components()` gives, without building the view: at most five buttons,
-        so one action row, each button laid out as discord.py lays out a `ButtonComponent`."""
+        so one action row, each button laid out as discord.py lays out a `ButtonComponent`; the
+        language menu, if any, in a row of its own below."""
         row = []
         for action, label, style in self.actions():
             button: dict[str, Any] = {"type": 2, "style": style.value, "disabled": False}
@@ -129,7 +173,10 @@ class ReplyButtons(NamedTuple):
             if emoji is not None:
                 button["emoji"] = {"id": None, "name": emoji}
             row.append(button)
-        return [{"type": 1, "components": row}]
+        rows = [{"type": 1, "components": row}]
+        if self.menu:
+            rows.append({"type": 1, "components": [_menu_select(self.menu).to_component_dict()]})
+        return rows
 
     def for_send(self) -> discord.ui.View:
         """The `view=` of a new message: the components only (see `SentComponents`)."""

@@ -20,7 +20,7 @@ from typing import Any
 import discord
 
 from bot.app import OomBot
-from bot.engine import InputKinds, kinds_of_report
+from bot.diagnosis_port import InputKinds, kinds_of_report
 from bot.settings import BotSettings
 from diagnosis.facts_model import Facts
 from diagnosis.models import (
@@ -222,5 +222,5 @@ async def make_bot(
 ) -> OomBot:
     """A bot with its store open, not connected; engine work over `inline` characters goes to the pool."""
     bot = OomBot(settings(tmp_path, **overrides), engine or FakeEngine(), inline_input_chars=inline)
-    await bot.open_store()
+    await bot.service.open_store()
     return bot

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -13,7 +14,6 @@ from typing import Any
 import discord
 import pytest
 
-from bot import listeners
 from bot.app import OomBot, create_bot
 from bot.inputs import Gathered, SourcedText
 from bot.request import Request
@@ -68,23 +68,23 @@ async def test_factory_sets_intents_mentions_and_passes_client_options(tmp_path:
 
 async def test_auto_mode_answers_a_config_once_even_when_two_events_race(bot: OomBot) -> None:
     message = Message(CONFIG, User(7), Channel(HELP))
-    await asyncio.gather(listeners.on_message(bot, message), listeners.answer(bot, message))  # type: ignore[arg-type]
+    await asyncio.gather(bot.messages.on_message(message), bot.messages.answer(message))  # type: ignore[arg-type]
     assert len(message.outbox) == 1
     sent = message.outbox[0]
     assert sent.content == "[en] step 1: gc_off"
     assert sent.kwargs["allowed_mentions"].to_dict() == {"parse": []}
     assert sent.kwargs["mention_author"] is False
-    await listeners.on_message(bot, message)  # a RESUME replay
+    await bot.messages.on_message(message)  # a RESUME replay
     assert len(message.outbox) == 1
 
 
 async def test_no_second_answer_after_a_restart(tmp_path: Path) -> None:
     message = Message(LOG, User(7), Channel(HELP))
     first = await make_bot(tmp_path)
-    await listeners.on_message(first, message)  # type: ignore[arg-type]
+    await first.messages.on_message(message)  # type: ignore[arg-type]
     await first.close()
     second = await make_bot(tmp_path)
-    await listeners.on_message(second, message)  # type: ignore[arg-type]
+    await second.messages.on_message(message)  # type: ignore[arg-type]
     await second.close()
     assert len(message.outbox) == 1
 
@@ -94,7 +94,7 @@ async def test_chat_and_other_channels_get_no_auto_answer(bot: OomBot) -> None:
     elsewhere = Message(CONFIG, User(7), Channel(GENERAL))
     own = Message(CONFIG, User(BOT_ID, bot=True), Channel(HELP))
     for message in (chat, elsewhere, own):
-        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert message.outbox == []
 
 
@@ -102,36 +102,36 @@ async def test_forum_posts_and_help_threads_are_in_scope(bot: OomBot) -> None:
     post = Message(LOG, User(7), Channel(500, parent_id=20))
     thread_message = Message(LOG, User(8), Channel(501, parent_id=HELP))
     for message in (post, thread_message):
-        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert len(message.outbox) == 1
 
 
 async def test_a_mention_is_answered_anywhere_and_reads_the_replied_message(bot: OomBot) -> None:
-    engine = bot.engine
+    engine = bot.service.engine
     assert isinstance(engine, FakeEngine)
     original = Message(LOG, User(8), Channel(GENERAL))
     ask = Message(f"<@{BOT_ID}> what is wrong?", User(7), Channel(GENERAL))
     ask.reference = SimpleNamespace(message_id=original.id, resolved=original)
-    await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+    await bot.messages.on_message(ask)  # type: ignore[arg-type]
     assert len(ask.outbox) == 1
     assert engine.diagnosed[-1] == [LOG, "what is wrong?"]
 
 
 async def test_a_bare_mention_says_what_to_send(bot: OomBot) -> None:
     ask = Message(f"<@{BOT_ID}>", User(7), Channel(GENERAL))
-    await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+    await bot.messages.on_message(ask)  # type: ignore[arg-type]
     assert [s.content for s in ask.outbox] == ["en:bot.nothing_to_check"]
-    await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+    await bot.messages.on_message(ask)  # type: ignore[arg-type]
     assert len(ask.outbox) == 1
 
 
 async def test_moderators_can_turn_auto_mode_off_for_their_server(bot: OomBot) -> None:
-    await bot.db(bot.store.set_guild_settings, 1, GuildSettings(auto_mode=False))
+    await bot.service.db(bot.service.store.set_guild_settings, 1, GuildSettings(auto_mode=False))
     message = Message(CONFIG, User(7), Channel(HELP))
-    await listeners.on_message(bot, message)  # type: ignore[arg-type]
+    await bot.messages.on_message(message)  # type: ignore[arg-type]
     assert message.outbox == []
     mention = Message(f"<@{BOT_ID}> {CONFIG}", User(7), Channel(HELP))
-    await listeners.on_message(bot, mention)  # type: ignore[arg-type]
+    await bot.messages.on_message(mention)  # type: ignore[arg-type]
     assert len(mention.outbox) == 1
 
 
@@ -143,7 +143,7 @@ async def test_user_cooldown_and_channel_budget(tmp_path: Path) -> None:
         other = Message(LOG, User(8), Channel(HELP))
         third = Message(LOG, User(9), Channel(HELP))
         for message in (first, again, other, third):
-            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+            await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert [len(m.outbox) for m in (first, again, other, third)] == [1, 0, 1, 0]
     finally:
         await bot.close()
@@ -158,20 +158,20 @@ async def test_a_log_after_the_config_is_folded_into_the_same_reply(
         monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
         config = Message(CONFIG, User(7), Channel(HELP))
         log = Message(LOG, User(7), Channel(HELP))
-        await listeners.on_message(bot, config)  # type: ignore[arg-type]
-        await listeners.on_message(bot, log)  # type: ignore[arg-type]
+        await bot.messages.on_message(config)  # type: ignore[arg-type]
+        await bot.messages.on_message(log)  # type: ignore[arg-type]
         assert len(config.outbox) == 1 and log.outbox == []
         assert len(target.edits) == 1
         assert target.edits[0]["reply_id"] == config.outbox[0].id
         assert target.edits[0]["content"] == "[en] step 1: gc_off,batch_too_large"
-        case = await bot.db(bot.store.case, config.outbox[0].id)
+        case = await bot.service.db(bot.service.store.case, config.outbox[0].id)
         assert case is not None and [text for _, text in case.inputs] == [CONFIG, LOG]
-        await listeners.on_message(bot, log)  # a replay: already answered through the fold
+        await bot.messages.on_message(log)  # a replay: already answered through the fold
         another = Message(LOG, User(7), Channel(HELP))  # the case is complete now: no second fold
-        await listeners.on_message(bot, another)  # type: ignore[arg-type]
+        await bot.messages.on_message(another)  # type: ignore[arg-type]
         assert len(target.edits) == 1 and another.outbox == []
         elsewhere = Message(LOG, User(8), Channel(HELP))  # someone else's log is their own case
-        await listeners.on_message(bot, elsewhere)  # type: ignore[arg-type]
+        await bot.messages.on_message(elsewhere)  # type: ignore[arg-type]
         assert len(elsewhere.outbox) == 1 and len(target.edits) == 1
     finally:
         await bot.close()
@@ -183,10 +183,10 @@ async def test_no_fold_after_the_edit_window(tmp_path: Path, monkeypatch: pytest
         target = PartialTarget()
         monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
         config = Message(CONFIG, User(7), Channel(HELP))
-        await listeners.on_message(bot, config)  # type: ignore[arg-type]
+        await bot.messages.on_message(config)  # type: ignore[arg-type]
         monkeypatch.setattr("bot.listeners.time.time", lambda: 4_000_000_000.0)
         log = Message(LOG, User(7), Channel(HELP))
-        await listeners.on_message(bot, log)  # type: ignore[arg-type]
+        await bot.messages.on_message(log)  # type: ignore[arg-type]
         assert target.edits == [] and len(log.outbox) == 1
     finally:
         await bot.close()
@@ -200,11 +200,11 @@ async def test_only_scrubbed_text_reaches_the_database(bot: OomBot, tmp_path: Pa
         author_id=7,
         source_id=555,
     )
-    prepared = await bot.prepare(request)
-    await bot.remember(prepared, 777)
-    case = await bot.db(bot.store.case, 777)
+    prepared = await bot.service.prepare(request)
+    await bot.service.remember(prepared, 777)
+    case = await bot.service.db(bot.service.store.case, 777)
     assert case is not None and "hf_REDACTED" in case.inputs[0][1]
-    answer = await bot.db(bot.store.answer_for, 555)
+    answer = await bot.service.db(bot.service.store.answer_for, 555)
     assert answer is not None and answer.reply_id == 777
     await bot.close()
     for path in tmp_path.iterdir():
@@ -213,13 +213,13 @@ async def test_only_scrubbed_text_reaches_the_database(bot: OomBot, tmp_path: Pa
 
 async def test_inputs_are_scrubbed_on_the_engine_pool(bot: OomBot, monkeypatch: pytest.MonkeyPatch) -> None:
     threads: list[str] = []
-    scrub = bot.engine.scrub
+    scrub = bot.service.engine.scrub
 
     def spying_scrub(text: str, source: str) -> str:
         threads.append(threading.current_thread().name)
         return scrub(text, source)
 
-    monkeypatch.setattr(bot.engine, "scrub", spying_scrub)
+    monkeypatch.setattr(bot.service.engine, "scrub", spying_scrub)
     request = Request(
         gathered=Gathered((SourcedText("message", CONFIG), SourcedText("log.txt", LOG))),
         guild_id=1,
@@ -227,7 +227,7 @@ async def test_inputs_are_scrubbed_on_the_engine_pool(bot: OomBot, monkeypatch: 
         author_id=7,
         source_id=556,
     )
-    await bot.remember(await bot.prepare(request), 778)
+    await bot.service.remember(await bot.service.prepare(request), 778)
     assert len(threads) == 2
     assert all(name.startswith("oomcheck-engine") for name in threads), threads
     await bot.close()
@@ -250,18 +250,18 @@ async def test_an_edit_within_the_window_updates_the_reply_in_place(
     target = PartialTarget()
     monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
     message = Message(CONFIG, User(7), Channel(HELP))
-    await listeners.on_message(bot, message)  # type: ignore[arg-type]
+    await bot.messages.on_message(message)  # type: ignore[arg-type]
     reply_id = message.outbox[0].id
 
     unfurl = SimpleNamespace(message_id=message.id, data={"embeds": []}, message=message)
-    await listeners.on_raw_message_edit(bot, unfurl)  # type: ignore[arg-type]
+    await bot.messages.on_raw_message_edit(unfurl)  # type: ignore[arg-type]
     same = SimpleNamespace(message_id=message.id, data={"content": CONFIG}, message=message)
-    await listeners.on_raw_message_edit(bot, same)  # type: ignore[arg-type]
+    await bot.messages.on_raw_message_edit(same)  # type: ignore[arg-type]
     assert target.edits == []
 
     message.content = CONFIG + LOG
     edited = SimpleNamespace(message_id=message.id, data={"content": message.content}, message=message)
-    await listeners.on_raw_message_edit(bot, edited)  # type: ignore[arg-type]
+    await bot.messages.on_raw_message_edit(edited)  # type: ignore[arg-type]
     assert len(target.edits) == 1
     assert target.edits[0]["reply_id"] == reply_id
     assert target.edits[0]["content"] == "[en] step 1: gc_off,batch_too_large"
@@ -277,11 +277,11 @@ async def test_an_edit_after_the_window_is_left_alone(
         target = PartialTarget()
         monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
         message = Message(CONFIG, User(7), Channel(HELP))
-        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        await bot.messages.on_message(message)  # type: ignore[arg-type]
         monkeypatch.setattr("bot.listeners.time.time", lambda: 4_000_000_000.0)
         message.content = LOG
         payload = SimpleNamespace(message_id=message.id, data={"content": LOG}, message=message)
-        await listeners.on_raw_message_edit(bot, payload)  # type: ignore[arg-type]
+        await bot.messages.on_raw_message_edit(payload)  # type: ignore[arg-type]
         assert target.edits == []
     finally:
         await bot.close()
@@ -296,9 +296,9 @@ async def test_a_slow_diagnosis_times_out_and_the_message_can_be_retried(tmp_pat
     try:
         message = Message("slow " + LOG, User(7), Channel(HELP))
         with pytest.raises(TimeoutError):
-            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+            await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert message.outbox == []
-        assert bot.claim(message.id)  # released: a replay may try again
+        assert bot.service.claim(message.id)  # released: a replay may try again
     finally:
         await bot.close()
 
@@ -330,12 +330,12 @@ async def test_history_merges_the_latest_config_and_log_of_one_author(tmp_path: 
                 Message(CONFIG + "# too old", alice, Channel(HELP)),  # beyond the history depth
             ]
         )
-        gathered = await _history(bot, channel, None)  # type: ignore[arg-type]
+        gathered = await _history(bot.service, channel, None)  # type: ignore[arg-type]
         assert channel.limits == [5]
         assert [(i.source, i.text) for i in gathered.inputs] == [("message 1", CONFIG), ("message 2", LOG)]
-        own = await _history(bot, channel, bob.id)  # type: ignore[arg-type]
+        own = await _history(bot.service, channel, bob.id)  # type: ignore[arg-type]
         assert [i.text for i in own.inputs] == [CONFIG + "# bob's"]
-        assert (await _history(bot, channel, 99)).inputs == ()  # type: ignore[arg-type]
+        assert (await _history(bot.service, channel, 99)).inputs == ()  # type: ignore[arg-type]
     finally:
         await bot.close()
 
@@ -343,13 +343,13 @@ async def test_history_merges_the_latest_config_and_log_of_one_author(tmp_path: 
 async def test_real_catalogue_names_the_context_menu_in_japanese(tmp_path: Path) -> None:
     from discord import app_commands
 
-    from bot.translator import CatalogueTranslator
+    from bot.translator import CatalogueTranslator, catalogue_lookup
 
     client = create_bot(settings(tmp_path))
     try:
         menu = client.tree.get_commands(type=discord.AppCommandType.message)[0]
         context = app_commands.TranslationContext(app_commands.TranslationContextLocation.command_name, menu)
-        translator = CatalogueTranslator(client.lookup)
+        translator = CatalogueTranslator(catalogue_lookup)
         assert (
             await translator.translate(menu._locale_name, discord.Locale.japanese, context) == "OOMチェック"
         )
@@ -363,7 +363,7 @@ async def test_a_mention_that_fails_gets_an_apology(tmp_path: Path) -> None:
     bot = await make_bot(tmp_path, SlowEngine(_marked_slow), diagnosis_timeout_seconds=0.05)
     try:
         ask = Message(f"<@{BOT_ID}> slow {LOG}", User(7), Channel(GENERAL))
-        await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+        await bot.messages.on_message(ask)  # type: ignore[arg-type]
         assert [s.content for s in ask.outbox] == ["en:bot.apology"]
     finally:
         await bot.close()
@@ -375,11 +375,11 @@ async def test_a_burst_from_one_member_on_cooldown_is_not_diagnosed(tmp_path: Pa
     bot = await make_bot(tmp_path, engine, user_cooldown_seconds=60)
     try:
         burst = [Message(CONFIG + f"# v{n}", User(7), Channel(600 + n, parent_id=HELP)) for n in range(5)]
-        await asyncio.gather(*(listeners.on_message(bot, m) for m in burst))  # type: ignore[arg-type]
+        await asyncio.gather(*(bot.messages.on_message(m) for m in burst))  # type: ignore[arg-type]
         assert sum(len(m.outbox) for m in burst) == 1
         assert len(engine.diagnosed) == 1
         later = Message(CONFIG + "# later", User(7), Channel(700, parent_id=HELP))
-        await listeners.on_message(bot, later)  # type: ignore[arg-type]
+        await bot.messages.on_message(later)  # type: ignore[arg-type]
         assert later.outbox == [] and len(engine.diagnosed) == 1
     finally:
         await bot.close()
@@ -391,7 +391,7 @@ async def test_a_channel_over_its_budget_diagnoses_nothing_more(tmp_path: Path) 
     try:
         messages = [Message(CONFIG + f"# {n}", User(70 + n), Channel(HELP)) for n in range(4)]
         for message in messages:
-            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+            await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert [len(m.outbox) for m in messages] == [1, 0, 0, 0]
         assert len(engine.diagnosed) == 1
     finally:
@@ -404,7 +404,7 @@ async def test_a_message_that_gets_no_reply_does_not_start_the_cooldown(tmp_path
         chat = Message("hello, anyone around?", User(7), Channel(HELP))
         config = Message(CONFIG, User(7), Channel(HELP))
         for message in (chat, config):
-            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+            await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert chat.outbox == [] and len(config.outbox) == 1
     finally:
         await bot.close()
@@ -418,10 +418,10 @@ async def test_on_cooldown_only_a_message_that_may_complete_the_open_case_is_dia
     try:
         monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: PartialTarget())
         whole = Message(CONFIG + LOG, User(7), Channel(HELP))  # config and log: nothing left to fold
-        await listeners.on_message(bot, whole)  # type: ignore[arg-type]
+        await bot.messages.on_message(whole)  # type: ignore[arg-type]
         assert len(whole.outbox) == 1 and len(engine.diagnosed) == 1
         again = Message(LOG, User(7), Channel(HELP))
-        await listeners.on_message(bot, again)  # type: ignore[arg-type]
+        await bot.messages.on_message(again)  # type: ignore[arg-type]
         assert again.outbox == [] and len(engine.diagnosed) == 1
     finally:
         await bot.close()
@@ -456,29 +456,29 @@ async def test_editing_either_half_of_a_folded_case_rebuilds_from_both(
         log = Message(LOG, User(7), Channel(HELP))
         target = FetchingTarget(config, log)
         monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
-        await listeners.on_message(bot, config)  # type: ignore[arg-type]
-        await listeners.on_message(bot, log)  # type: ignore[arg-type]
+        await bot.messages.on_message(config)  # type: ignore[arg-type]
+        await bot.messages.on_message(log)  # type: ignore[arg-type]
         assert len(target.edits) == 1  # folded
 
-        await listeners.on_raw_message_edit(bot, _edit_payload(log))  # nothing changed
+        await bot.messages.on_raw_message_edit(_edit_payload(log))  # nothing changed
         assert len(target.edits) == 1
 
         log.content = LOG + "Tried to allocate 4.00 GiB\n"
-        await listeners.on_raw_message_edit(bot, _edit_payload(log))
+        await bot.messages.on_raw_message_edit(_edit_payload(log))
         assert len(target.edits) == 2
         assert target.edits[1]["content"] == "[en] step 1: gc_off,batch_too_large"
         assert engine.diagnosed[-1] == [CONFIG, log.content]
 
         config.content = CONFIG + "# fixed\n"
-        await listeners.on_raw_message_edit(bot, _edit_payload(config))
+        await bot.messages.on_raw_message_edit(_edit_payload(config))
         assert len(target.edits) == 3
         assert engine.diagnosed[-1] == [config.content, log.content]
-        case = await bot.db(bot.store.case, config.outbox[0].id)
+        case = await bot.service.db(bot.service.store.case, config.outbox[0].id)
         assert case is not None and [text for _, text in case.inputs] == [config.content, log.content]
 
         del target.messages[config.id]  # the config was deleted: the log alone remains
         log.content = LOG
-        await listeners.on_raw_message_edit(bot, _edit_payload(log))
+        await bot.messages.on_raw_message_edit(_edit_payload(log))
         assert engine.diagnosed[-1] == [LOG]
         assert target.edits[-1]["content"] == "[en] step 1: batch_too_large"
     finally:
@@ -486,27 +486,27 @@ async def test_editing_either_half_of_a_folded_case_rebuilds_from_both(
 
 
 async def test_bots_webhooks_and_system_messages_are_never_answered(bot: OomBot) -> None:
-    engine = bot.engine
+    engine = bot.service.engine
     assert isinstance(engine, FakeEngine)
     other_bot = Message(CONFIG, User(90, bot=True), Channel(HELP))
     relayed = Message(LOG, User(91), Channel(HELP), webhook_id=555)  # a bridge posting as a "user"
     system = Message(LOG, User(92, system=True), Channel(HELP))
     mention_by_webhook = Message(f"<@{BOT_ID}> {LOG}", User(93), Channel(GENERAL), webhook_id=556)
     for message in (other_bot, relayed, system, mention_by_webhook):
-        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert message.outbox == []
     assert engine.diagnosed == []
 
 
 async def test_a_mention_of_the_bots_own_role_counts_as_a_mention(bot: OomBot) -> None:
-    engine = bot.engine
+    engine = bot.service.engine
     assert isinstance(engine, FakeEngine)
     guild = SimpleNamespace(id=1, self_role=SimpleNamespace(id=77))
     ask = Message(f"<@&77> {LOG}", User(7), Channel(GENERAL), guild=guild)
-    await listeners.on_message(bot, ask)  # type: ignore[arg-type]
+    await bot.messages.on_message(ask)  # type: ignore[arg-type]
     assert len(ask.outbox) == 1 and engine.diagnosed[-1] == [LOG]
     other_role = Message(f"<@&78> {LOG}", User(8), Channel(GENERAL), guild=guild)
-    await listeners.on_message(bot, other_role)  # type: ignore[arg-type]
+    await bot.messages.on_message(other_role)  # type: ignore[arg-type]
     assert other_role.outbox == []
 
 
@@ -542,11 +542,11 @@ async def test_one_members_edits_take_one_engine_worker_at_a_time(
         target = FetchingTarget(first, second)
         monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
         for message in (first, second):
-            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+            await bot.messages.on_message(message)  # type: ignore[arg-type]
         engine.most = 0
         for message in (first, second):
             message.content = CONFIG + LOG
-        await asyncio.gather(*(listeners.on_raw_message_edit(bot, _edit_payload(m)) for m in (first, second)))
+        await asyncio.gather(*(bot.messages.on_raw_message_edit(_edit_payload(m)) for m in (first, second)))
         assert len(target.edits) == 2
         assert engine.most == 1
     finally:
@@ -562,7 +562,7 @@ async def test_history_counts_its_budget_in_bytes(tmp_path: Path) -> None:
         japanese = ("あ" * 341).encode()  # 1023 bytes, 341 characters
         files = [FakeAttachment(f"{n}.log", japanese) for n in range(3)]
         channel = HistoryChannel([Message("", alice, Channel(HELP), attachments=[f]) for f in files])
-        await _history(bot, channel, None)  # type: ignore[arg-type]
+        await _history(bot.service, channel, None)  # type: ignore[arg-type]
         assert [f.reads for f in files] == [1, 1, 0]
     finally:
         await bot.close()
@@ -593,9 +593,155 @@ async def test_history_stops_reading_files_once_the_budget_is_spent(
                 Message(CONFIG, alice, Channel(HELP), attachments=later),
             ]
         )
-        gathered = await _history(bot, channel, None)  # type: ignore[arg-type]
+        gathered = await _history(bot.service, channel, None)  # type: ignore[arg-type]
         assert opened == ["0.log", "1.log"]
         assert all(f.reads == 0 for f in later)
         assert ("message 1", CONFIG) in [(i.source, i.text) for i in gathered.inputs]
     finally:
         await bot.close()
+
+
+# The buttons of a real reply with two languages, as main sent them before the language menu
+# existed (`ReplyButtons.components()`, in English and in Japanese), compared as JSON text so that
+# the order of the keys counts too.
+TWO_LANGUAGE_BUTTONS: dict[str, list[dict[str, Any]]] = {
+    "en": [
+        {
+            "type": 1,
+            "components": [
+                {
+                    "type": 2,
+                    "style": 1,
+                    "disabled": False,
+                    "label": "Still OOM → next step",
+                    "custom_id": "oom:step:2",
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "label": "日本語 / English",
+                    "custom_id": "oom:lang:ja",
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "custom_id": "oom:up",
+                    "emoji": {"id": None, "name": "👍"},
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "custom_id": "oom:down",
+                    "emoji": {"id": None, "name": "👎"},
+                },
+                {
+                    "type": 2,
+                    "style": 4,
+                    "disabled": False,
+                    "label": "Delete",
+                    "custom_id": "oom:del",
+                    "emoji": {"id": None, "name": "🗑️"},
+                },
+            ],
+        }
+    ],
+    "ja": [
+        {
+            "type": 1,
+            "components": [
+                {
+                    "type": 2,
+                    "style": 1,
+                    "disabled": False,
+                    "label": "まだ OOM → 次の手順",
+                    "custom_id": "oom:step:2",
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "label": "日本語 / English",
+                    "custom_id": "oom:lang:en",
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "custom_id": "oom:up",
+                    "emoji": {"id": None, "name": "👍"},
+                },
+                {
+                    "type": 2,
+                    "style": 2,
+                    "disabled": False,
+                    "custom_id": "oom:down",
+                    "emoji": {"id": None, "name": "👎"},
+                },
+                {
+                    "type": 2,
+                    "style": 4,
+                    "disabled": False,
+                    "label": "削除",
+                    "custom_id": "oom:del",
+                    "emoji": {"id": None, "name": "🗑️"},
+                },
+            ],
+        }
+    ],
+}
+
+
+async def test_two_languages_keep_the_toggle_button_byte_for_byte(tmp_path: Path) -> None:
+    client = create_bot(settings(tmp_path))
+    try:
+        await client.service.open_store()
+        request = Request(
+            gathered=Gathered((SourcedText("message", CONFIG + LOG),)),
+            guild_id=1,
+            channel_id=HELP,
+            author_id=7,
+            source_id=1,
+        )
+        for lang, expected in TWO_LANGUAGE_BUTTONS.items():
+            prepared = await client.service.prepare(request, lang=lang)
+            assert prepared.buttons.menu == ()
+            assert json.dumps(prepared.buttons.components(), ensure_ascii=False) == json.dumps(
+                expected, ensure_ascii=False
+            )
+    finally:
+        await client.close()
+
+
+async def test_a_third_language_brings_a_menu_named_in_each_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import locales
+
+    monkeypatch.setattr(locales, "LANGUAGES", ("en", "ja", "xx"))
+    client = create_bot(settings(tmp_path))
+    try:
+        await client.service.open_store()
+        request = Request(
+            gathered=Gathered((SourcedText("message", CONFIG),)),
+            guild_id=1,
+            channel_id=HELP,
+            author_id=7,
+            source_id=1,
+        )
+        prepared = await client.service.prepare(request, lang="ja")
+        menu = prepared.buttons.menu
+        assert [(c.code, c.current) for c in menu] == [("en", False), ("ja", True), ("xx", False)]
+        assert [c.name for c in menu][:2] == ["English", "日本語"]
+        rows = prepared.buttons.components()
+        assert [c["custom_id"] for c in rows[0]["components"]] == [
+            "oom:step:2",
+            "oom:up",
+            "oom:down",
+            "oom:del",
+        ]
+        assert [c["custom_id"] for c in rows[1]["components"]] == ["oom:language"]
+    finally:
+        await client.close()

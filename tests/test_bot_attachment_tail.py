@@ -70,7 +70,7 @@ def test_a_cut_inside_a_character_or_a_line_is_dropped() -> None:
 
 
 def test_sizes_read_as_mib() -> None:
-    from bot.app import _mib
+    from bot.service import _mib
 
     assert _mib(8 * 1024 * 1024) == "8" and _mib(int(12.5 * 1024 * 1024)) == "12.5"
 
@@ -86,7 +86,7 @@ async def test_the_notes_name_the_limits_the_reader_applies(
         limits = (bot.settings.input_cap_bytes, bot.settings.attachment_read_bytes)
         gathered = await read_attachment(huge, cap=limits[0], read_limit=limits[1])  # type: ignore[arg-type]
         tail = IgnoredFile("long.log", "tail", 3 << 20)
-        assert bot.ignored_notes([*gathered.ignored, tail], "en") == [
+        assert bot.service.ignored_notes([*gathered.ignored, tail], "en") == [
             f"en:bot.attachment_ignored_size(limit_mib={read_mib},name=huge.log)",
             "en:bot.attachment_tail(limit_mib=2,name=long.log,size_mib=3)",
         ]

@@ -15,9 +15,8 @@ from hypothesis import given
 from hypothesis import settings as settings_
 from hypothesis import strategies as st
 
-from bot import listeners
 from bot.app import OomBot, create_bot
-from bot.engine import INLINE_INPUT_CHARS
+from bot.diagnosis_port import INLINE_INPUT_CHARS
 from bot.ratelimit import WindowLimiter
 from bot.store import Answer, Case, GuildSettings, Store
 from tests.bot_fakes import (
@@ -87,7 +86,7 @@ def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_the_real_bot_keeps_any_chat_message_on_the_event_loop(tmp_path: Path) -> None:
     bot = create_bot(settings(tmp_path))
     try:
-        assert bot.inline_input_chars == INLINE_INPUT_CHARS >= CHAT_LIMIT
+        assert bot.service.inline_input_chars == INLINE_INPUT_CHARS >= CHAT_LIMIT
     finally:
         await bot.close()
 
@@ -97,7 +96,7 @@ async def test_a_chat_sized_case_is_diagnosed_rendered_and_scrubbed_on_the_event
     bot = await _bot(tmp_path, engine)
     try:
         message = Message(CONFIG + LOG, User(7), Channel(HELP))
-        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert len(message.outbox) == 1
         assert {call for call, _ in engine.threads} == {"diagnose", "render", "scrub"}
         assert {thread for _, thread in engine.threads} == {MAIN}
@@ -113,7 +112,7 @@ async def test_a_big_input_still_goes_to_the_engine_pool(tmp_path: Path) -> None
         big = CONFIG + padding * (INLINE_INPUT_CHARS // len(padding) + 1)
         assert len(big) > INLINE_INPUT_CHARS
         message = Message(big, User(7), Channel(HELP))
-        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert len(message.outbox) == 1
         assert {call for call, _ in engine.threads} == {"diagnose", "render", "scrub"}
         assert all(thread.startswith("oomcheck-engine") for _, thread in engine.threads), engine.threads
@@ -132,9 +131,9 @@ async def test_a_slow_big_input_still_times_out(tmp_path: Path) -> None:
     try:
         message = Message(LOG + "x" * 200, User(7), Channel(HELP))
         with pytest.raises(TimeoutError):
-            await listeners.on_message(bot, message)  # type: ignore[arg-type]
+            await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert message.outbox == []
-        assert bot.claim(message.id)  # released: a replay may try again
+        assert bot.service.claim(message.id)  # released: a replay may try again
     finally:
         await bot.close()
 
@@ -162,7 +161,7 @@ async def test_the_bookkeeping_lands_in_sqlite_after_the_reply_scrubbed(tmp_path
             Channel(HELP),
             on_reply=lambda: seen_at_reply.append(len(_rows(database, "SELECT * FROM answered"))),
         )
-        await listeners.on_message(bot, message)  # type: ignore[arg-type]
+        await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert seen_at_reply == [0]  # nothing was written before the reply went out
         reply_id = message.outbox[0].id
         assert _rows(database, "SELECT reply_id FROM answered WHERE source_id = ?", message.id) == [
@@ -173,7 +172,7 @@ async def test_the_bookkeeping_lands_in_sqlite_after_the_reply_scrubbed(tmp_path
         assert _rows(database, "SELECT rule_id FROM diagnosis_rules WHERE reply_id = ?", reply_id) == [
             ("gc_off",)
         ]
-        await listeners.on_message(bot, message)  # a replay finds the answered marker
+        await bot.messages.on_message(message)  # a replay finds the answered marker
         assert len(message.outbox) == 1
     finally:
         await bot.close()
@@ -188,7 +187,7 @@ async def test_while_another_connection_writes_the_bookkeeping_goes_to_a_thread(
     try:
         other.execute("BEGIN IMMEDIATE")  # holds the write lock: writing now would have to wait
         message = Message(CONFIG, User(7), Channel(HELP))
-        task = asyncio.create_task(listeners.on_message(bot, message))  # type: ignore[arg-type]
+        task = asyncio.create_task(bot.messages.on_message(message))  # type: ignore[arg-type]
         while not message.outbox:
             await asyncio.sleep(0.01)
         assert not task.done()  # the event loop is free, the write waits in a thread
@@ -207,7 +206,7 @@ async def test_a_chat_sized_mention_takes_no_thread_hop_once_the_guild_is_known(
 ) -> None:
     bot = await _bot(tmp_path, FakeEngine())
     hops: list[str] = []
-    db, run_engine = bot.db, bot.run_engine
+    db, run_engine = bot.service.db, bot.service.run_engine
 
     async def counting_db(fn: Callable[..., Any], *args: Any) -> Any:
         hops.append(f"db:{getattr(fn, '__name__', fn)}")
@@ -217,15 +216,15 @@ async def test_a_chat_sized_mention_takes_no_thread_hop_once_the_guild_is_known(
         hops.append(f"engine:{getattr(fn, '__name__', fn)}")
         return await run_engine(fn, *args, **kwargs)
 
-    monkeypatch.setattr(bot, "db", counting_db)
-    monkeypatch.setattr(bot, "run_engine", counting_engine)
+    monkeypatch.setattr(bot.service, "db", counting_db)
+    monkeypatch.setattr(bot.service, "run_engine", counting_engine)
     try:
         first = Message(f"<@{BOT_ID}> {LOG}", User(7), Channel(HELP))
-        await listeners.on_message(bot, first)  # type: ignore[arg-type]
+        await bot.messages.on_message(first)  # type: ignore[arg-type]
         assert hops == ["db:guild_settings"]  # the guild's language, read once
         hops.clear()
         second = Message(f"<@{BOT_ID}> {LOG} again", User(8), Channel(HELP))
-        await listeners.on_message(bot, second)  # type: ignore[arg-type]
+        await bot.messages.on_message(second)  # type: ignore[arg-type]
         assert len(second.outbox) == 1
         assert hops == []
     finally:
@@ -236,11 +235,11 @@ async def test_a_language_set_with_oom_config_is_used_for_the_next_reply(tmp_pat
     bot = await _bot(tmp_path, FakeEngine())
     try:
         first = Message(f"<@{BOT_ID}> {LOG}", User(7), Channel(HELP))
-        await listeners.on_message(bot, first)  # type: ignore[arg-type]
+        await bot.messages.on_message(first)  # type: ignore[arg-type]
         assert first.outbox[0].content.startswith("[en]")
-        await bot.db(bot.store.set_guild_settings, 1, GuildSettings(language="ja"))
+        await bot.service.db(bot.service.store.set_guild_settings, 1, GuildSettings(language="ja"))
         second = Message(f"<@{BOT_ID}> {LOG} again", User(8), Channel(HELP))
-        await listeners.on_message(bot, second)  # type: ignore[arg-type]
+        await bot.messages.on_message(second)  # type: ignore[arg-type]
         assert second.outbox[0].content.startswith("[ja]")
     finally:
         await bot.close()
@@ -256,7 +255,9 @@ async def test_the_heartbeat_loop_checkpoints_the_store(
         return None
 
     monkeypatch.setattr(bot, "wait_until_ready", ready)
-    monkeypatch.setattr(bot.store, "checkpoint", lambda: checkpoints.append(threading.current_thread().name))
+    monkeypatch.setattr(
+        bot.service.store, "checkpoint", lambda: checkpoints.append(threading.current_thread().name)
+    )
     beating = asyncio.create_task(bot._heartbeat_loop())
     try:
         async with asyncio.timeout(10):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.engine import InputKinds
+from bot.diagnosis_port import InputKinds
 from bot.inputs import (
     Candidate,
     SourcedText,

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from bot.engine import is_real_case, kinds_of_report
+from bot.diagnosis_port import is_real_case, kinds_of_report
 from bot.triggers import (
     AutoScope,
     auto_enabled,
@@ -103,7 +103,7 @@ def test_kinds_ignore_a_config_echoed_in_a_log() -> None:
 
 
 def test_complements() -> None:
-    from bot.engine import InputKinds
+    from bot.diagnosis_port import InputKinds
 
     config, log, both, none = (
         InputKinds(True, False),
@@ -117,7 +117,7 @@ def test_complements() -> None:
 
 
 def test_the_real_engine_tells_configs_logs_and_chat_apart() -> None:
-    from bot.engine import DiagnosisEngine, InputKinds
+    from bot.diagnosis_port import DiagnosisEngine, InputKinds
     from tests.conftest import EXAMPLES
 
     engine = DiagnosisEngine()

@@ -7,8 +7,8 @@ INDEX = {
     '2734:353c7b15': 'locales_en_cli',
     '3096:cc9d2827': 'diagnosis_data_prose',
     '35501:88153b07': 'locales_en_rules',
-    '3642:5b76f741': 'locales_ja_bot',
-    '4740:de0fc8de': 'locales_en_bot',
+    '3710:816f3e4c': 'locales_ja_bot',
+    '4867:558a2f91': 'locales_en_bot',
     '5141:5fc77f05': 'locales_ja_reply',
     '6885:3facbe25': 'locales_en_reply',
 }

@@ -35,6 +35,8 @@ def catalogue(lang: str) -> dict[str, Entry]:
     """All messages of one language, keyed `<file stem>.<dotted path>` (loaded once per process)."""
     out: dict[str, Entry] = {}
     folder = os.path.join(LOCALES_DIR, lang)
+    if not os.path.isdir(folder):
+        return out  # a language named but not shipped: every message falls back to English
     for name in sorted(n for n in os.listdir(folder) if n.endswith(".yaml")):
         _flatten(name.removesuffix(".yaml"), load_data_file(os.path.join(folder, name)) or {}, out)
     return out

@@ -217,3 +217,32 @@ async def test_s8_buttons_work_after_a_restart(fake: FakeDiscord, bot: Bots) -> 
     assert JAPANESE.search(fake.text_of(fake.message(reply["id"])))
     rows = db_rows(bot.database, "SELECT user_id, helpful FROM feedback WHERE reply_id = ?", int(reply["id"]))
     assert rows == [(fake.bob.id, 1)]
+
+
+async def test_with_three_languages_a_menu_replaces_the_language_button(
+    fake: FakeDiscord, bot: Bots, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import locales
+
+    monkeypatch.setattr(locales, "LANGUAGES", (*locales.LANGUAGES, "xx"))
+    _, reply = await answered(fake)
+    ids = fake.custom_ids(reply)
+    assert "oom:language" in ids and not any(i.startswith("oom:lang:") for i in ids)
+    (menu,) = [c for row in reply["components"] for c in row["components"] if c["type"] == 3]
+    assert [(o["value"], o["default"]) for o in menu["options"]] == [
+        ("en", True),
+        ("ja", False),
+        ("xx", False),
+    ]
+    assert [o["label"] for o in menu["options"]][:2] == ["English", "日本語"]
+
+    inter = await fake.choose(fake.alice, reply, "oom:language", ["ja"])
+    assert (await fake.wait_responded(inter))["type"] == 6
+    await fake.wait_for(lambda: fake.calls("webhook_edit_message"), what="the edit to Japanese")
+    await fake.settle()
+    japanese = fake.message(reply["id"])
+    assert JAPANESE.search(fake.text_of(japanese))
+    (menu,) = [c for row in japanese["components"] for c in row["components"] if c["type"] == 3]
+    assert [o["value"] for o in menu["options"] if o["default"]] == ["ja"]
+    rows = db_rows(bot.database, "SELECT language FROM cases WHERE reply_id = ?", int(reply["id"]))
+    assert rows == [("ja",)]

@@ -152,7 +152,7 @@ async def test_s13_load_with_cooldown_answers_each_member_once(
     exactly one reply per member, none lost (each member posts four configs), and a member on
     cooldown is not diagnosed at all: one diagnosis per member."""
     running = await bots.start(user_cooldown_seconds=3600, channel_replies_per_minute=10_000)
-    engine = running.client.engine  # type: ignore[attr-defined]
+    engine = running.client.service.engine  # type: ignore[attr-defined]
     diagnosed: list[int] = []
     real_diagnose = engine.diagnose
 

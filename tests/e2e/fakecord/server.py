@@ -1114,11 +1114,41 @@ class FakeDiscord:
         self, author: Person, message: Json, custom_id: str, *, locale: str = "en-US"
     ) -> Interaction:
         """A member clicks the button `custom_id` on `message` (a message the bot sent)."""
+        return await self._use_component(author, message, custom_id, 2, None, locale)
+
+    async def choose(
+        self, author: Person, message: Json, custom_id: str, values: list[str], *, locale: str = "en-US"
+    ) -> Interaction:
+        """A member picks `values` in the string select `custom_id` on `message`; Discord sends
+        only values that the select offers."""
+        current = self.messages.get(int(message["id"]), message)
+        offered = [
+            o["value"]
+            for row in current.get("components", [])
+            for c in row.get("components", [])
+            if c.get("custom_id") == custom_id and c.get("type") == 3
+            for o in c.get("options", [])
+        ]
+        if not set(values) <= set(offered):
+            raise AssertionError(
+                f"select {custom_id!r} on message {message['id']} offers {offered}, not {values}"
+            )
+        return await self._use_component(author, message, custom_id, 3, values, locale)
+
+    async def _use_component(
+        self,
+        author: Person,
+        message: Json,
+        custom_id: str,
+        component_type: int,
+        values: list[str] | None,
+        locale: str,
+    ) -> Interaction:
         current = self.messages.get(int(message["id"]), message)
         ids = [c.get("custom_id") for row in current.get("components", []) for c in row.get("components", [])]
         if custom_id not in ids:
             raise AssertionError(f"no component {custom_id!r} on message {message['id']}: {ids}")
-        data = p.component_data(custom_id, 2)
+        data = p.component_data(custom_id, component_type, values)
         inter = self._new_interaction(
             3, author, int(current["channel_id"]), data, locale=locale, message_payload=self._public(current)
         )

@@ -2,9 +2,9 @@
 
 `EnginePort` is what the Discord code calls; `DiagnosisEngine` forwards every call to `diagnosis`.
 Diagnosis is CPU-bound (a megabyte log is parsed line by line), so the bot runs the engine on big
-inputs in a small thread pool of its own (`OomBot.run_engine`): the event loop keeps serving the
+inputs in a small thread pool of its own (`ReplyService.run_engine`): the event loop keeps serving the
 gateway and other members meanwhile, and a slow input cannot starve the store's threads. A chat-sized
-input (`INLINE_INPUT_CHARS`) is cheaper to diagnose than to hand to a thread (`OomBot.engine_call`).
+input (`INLINE_INPUT_CHARS`) is cheaper to diagnose than to hand to a thread (`ReplyService.engine_call`).
 """
 
 from __future__ import annotations

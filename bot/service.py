@@ -1,0 +1,377 @@
+"""The reply service: the one object the handlers (the cogs in listeners.py, commands.py and
+buttons.py) share. It reads a message's inputs, diagnoses them, builds the reply, sends or edits it,
+and stores what the buttons and the stats need afterwards; it also holds the state the handlers
+share (the store, the engine pool, cooldowns and budgets, the messages being answered).
+
+It knows the client only as a `commands.Bot`, never `bot.app`, so the handlers can import it
+while `bot.app` imports them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import discord
+from discord.ext import commands
+
+from bot.diagnosis_port import EnginePort, kinds_of_report
+from bot.inputs import (
+    MAX_TEXT_ATTACHMENTS,
+    Gathered,
+    IgnoredFile,
+    bot_role_id,
+    gather_message,
+    input_size,
+    inputs_hash,
+    largest_read,
+)
+from bot.languages import reply_languages
+from bot.ratelimit import Cooldown, WindowLimiter
+from bot.request import Prepared, Request
+from bot.send import NO_MENTIONS, from_reply, say_privately
+from bot.settings import BotSettings
+from bot.store import Answer, Case, GuildSettings, Store
+from bot.triggers import AutoScope
+from bot.views import ButtonLabels, LanguageChoice, ReplyButtons
+from diagnosis.models import Report
+
+log = logging.getLogger("oomcheck.bot")
+T = TypeVar("T")
+
+
+def _mib(size: int) -> str:
+    """Bytes as MiB for a sentence: "8", "12.5"."""
+    return f"{size / (1024 * 1024):.1f}".removesuffix(".0")
+
+
+class _Turn:
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.waiting = 0
+
+
+class ReplyService:
+    def __init__(
+        self,
+        client: commands.Bot,
+        settings: BotSettings,
+        engine: EnginePort,
+        *,
+        inline_input_chars: int = 0,
+    ) -> None:
+        self.client = client
+        self.settings = settings
+        self.engine = engine
+        # Engine work on at most this many characters of input runs on the event loop (see `engine_call`).
+        self.inline_input_chars = inline_input_chars
+        self.scope = AutoScope(frozenset(settings.help_channel_ids), frozenset(settings.forum_channel_ids))
+        self.cooldown = Cooldown(settings.user_cooldown_seconds)
+        self.channel_limiter = WindowLimiter(settings.channel_replies_per_minute, 60.0)
+        self._store: Store | None = None
+        self._inflight: set[int] = set()
+        self._turns: dict[int, _Turn] = {}
+        self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def open_store(self) -> None:
+        """Open (and migrate) the database, then drop what is past the retention period."""
+        if self._store is None:
+            self._store = await asyncio.to_thread(Store, self.settings.database_path)
+        await self.db(self.store.purge, time.time() - self.settings.retention_days * 86400)
+
+    def close(self) -> None:
+        self._engine_pool.shutdown(wait=False, cancel_futures=True)
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("the store opens in setup_hook")
+        return self._store
+
+    # ------------------------------------------------------------------ where work runs
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(fn, *args)
+
+    async def run_engine(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Engine work runs on its own small pool, so a pathological input can hold at most
+        `engine_workers` threads and never starves the store or the gateway; past the timeout the
+        event gives up (the thread finishes in the background) and the usual error path apologizes."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._engine_pool, functools.partial(fn, *args, **kwargs))
+        return await asyncio.wait_for(future, self.settings.diagnosis_timeout_seconds)
+
+    async def engine_call(self, size: int, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Engine work over `size` characters of input. Up to `inline_input_chars` it runs right here,
+        without the timeout: the engine's own limits keep such an input to milliseconds (a chat
+        message is well under one), less than the hop to a worker thread and back costs. Anything
+        bigger goes to the engine pool, under the timeout."""
+        if size <= self.inline_input_chars:
+            return fn(*args, **kwargs)
+        return await self.run_engine(fn, *args, **kwargs)
+
+    # ------------------------------------------------------------------ who is being answered
+
+    def claim(self, message_id: int) -> bool:
+        """Mark a message as being answered; False when another event is already on it."""
+        if message_id in self._inflight:
+            return False
+        self._inflight.add(message_id)
+        return True
+
+    def release(self, message_id: int) -> None:
+        self._inflight.discard(message_id)
+
+    @contextlib.asynccontextmanager
+    async def member_turn(self, user_id: int) -> AsyncIterator[None]:
+        """One message of a member at a time: the cooldown a reply takes is then seen by that
+        member's next message before it is diagnosed, even when a burst arrives all at once (and
+        one member can never hold more than one engine worker)."""
+        turn = self._turns.setdefault(user_id, _Turn())
+        turn.waiting += 1
+        try:
+            async with turn.lock:
+                yield
+        finally:
+            turn.waiting -= 1
+            if turn.waiting == 0:
+                del self._turns[user_id]
+
+    # ------------------------------------------------------------------ language and texts
+
+    def t(self, key: str, lang: str, **params: object) -> str:
+        return self.engine.message(f"bot.{key}", lang, **params)
+
+    async def guild_prefs(self, guild_id: int | None) -> GuildSettings:
+        if guild_id is None:
+            return GuildSettings()
+        known = self.store.known_guild_settings(guild_id)
+        if known is not None:
+            return known
+        return await self.db(self.store.guild_settings, guild_id)
+
+    async def guild_language(self, guild_id: int | None) -> str:
+        return (await self.guild_prefs(guild_id)).language or self.settings.default_language
+
+    async def ui_language(self, interaction: discord.Interaction, explicit: str | None = None) -> str:
+        guild_default = await self.guild_language(interaction.guild_id)
+        return self.engine.choose_language(explicit, str(interaction.locale.value), guild_default, None)
+
+    def ignored_notes(self, ignored: Sequence[IgnoredFile], lang: str) -> list[str]:
+        limit_mib = _mib(self.settings.input_cap_bytes)
+        read_mib = _mib(largest_read(self.settings.input_cap_bytes, self.settings.attachment_read_bytes))
+        notes = []
+        for f in ignored:
+            if f.reason == "size":
+                notes.append(self.t("attachment_ignored_size", lang, name=f.name, limit_mib=read_mib))
+            elif f.reason == "tail":
+                notes.append(
+                    self.t("attachment_tail", lang, name=f.name, size_mib=_mib(f.size), limit_mib=limit_mib)
+                )
+            elif f.reason == "many":
+                notes.append(
+                    self.t(
+                        "attachment_ignored_many",
+                        lang,
+                        name=f.name,
+                        count=MAX_TEXT_ATTACHMENTS,
+                        limit_mib=limit_mib,
+                    )
+                )
+            else:
+                notes.append(self.t("attachment_ignored_type", lang, name=f.name))
+        return notes
+
+    # ------------------------------------------------------------------ reading
+
+    async def read_message(self, message: discord.Message, *, strip_mentions: bool = False) -> Gathered:
+        """A message's text and readable attachments, within the input cap and the read limit;
+        `strip_mentions` drops mentions of the bot and its role (a message asking the bot by name)."""
+        user = self.client.user
+        return await gather_message(
+            message,
+            cap=self.settings.input_cap_bytes,
+            bot_user_id=user.id if strip_mentions and user else None,
+            bot_role_id=bot_role_id(message),
+            read_limit=self.settings.attachment_read_bytes,
+        )
+
+    # ------------------------------------------------------------------ diagnosing and building
+
+    async def diagnose(self, request: Request, *, steps: int = 1) -> Report:
+        """The report, with corrected configs written for ladder steps 1 to `steps` (the one shown)."""
+        inputs = request.gathered.inputs
+        return await self.engine_call(
+            input_size(inputs),
+            self.engine.diagnose,
+            [i.text for i in inputs],
+            locale=request.explicit_language,
+            gpu_vram_gib=request.gpu_vram_gib,
+            sources=[i.source for i in inputs],
+            steps=steps,
+        )
+
+    def language_menu(self, lang: str) -> tuple[LanguageChoice, ...]:
+        """The reply's language menu, each language named in itself; none while there are two
+        languages, which one toggle button serves."""
+        languages = reply_languages()
+        if len(languages) <= 2:
+            return ()
+        return tuple(LanguageChoice(code, self.t("language_name", code), code == lang) for code in languages)
+
+    async def build(
+        self, request: Request, report: Report, *, step: int = 1, lang: str | None = None
+    ) -> Prepared:
+        if lang is None:
+            guild_default = await self.guild_language(request.guild_id)
+            lang = self.engine.choose_language(
+                request.explicit_language, request.user_locale, guild_default, report.language
+            )
+        # The report (and so the reply) grows with the input it was made from.
+        size = input_size(request.gathered.inputs)
+        reply = await self.engine_call(size, self.engine.render, report, lang=lang, step=step)
+        notes = [*request.notes, *self.ignored_notes(request.gathered.ignored, lang)]
+        labels = ButtonLabels(
+            next_step=self.t("button.next_step", lang),
+            language=self.t("button.language", lang),
+            delete=self.t("button.delete", lang),
+        )
+        buttons = ReplyButtons(
+            labels,
+            step=step,
+            has_next=step < len(report.ladder),
+            lang=lang,
+            deletable=request.deletable,
+            menu=self.language_menu(lang),
+        )
+        return Prepared(request, report, lang, step, from_reply(reply, notes), buttons)
+
+    async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
+        return await self.build(request, await self.diagnose(request, steps=step), step=step, lang=lang)
+
+    # ------------------------------------------------------------------ sending
+
+    async def reply_to(self, message: discord.Message, prepared: Prepared) -> None:
+        """A new reply under a member's message."""
+        sent = await message.reply(
+            **prepared.outgoing.reply_kwargs(), view=prepared.buttons.for_send(), mention_author=False
+        )
+        await self.remember(prepared, sent.id)
+
+    async def edit_reply(
+        self, channel_id: int, reply_id: int, prepared: Prepared, *, answered_at: float
+    ) -> None:
+        """An earlier reply of the bot, redone (an edit, a config completed by its log)."""
+        reply = self.client.get_partial_messageable(channel_id).get_partial_message(reply_id)
+        await reply.edit(**prepared.outgoing.edit_kwargs(), view=prepared.buttons.view())
+        await self.remember(prepared, reply_id, answered_at=answered_at)
+
+    async def respond(self, interaction: discord.Interaction, prepared: Prepared) -> None:
+        """The answer to a deferred command."""
+        sent = await interaction.edit_original_response(
+            **prepared.outgoing.edit_kwargs(), view=prepared.buttons.view()
+        )
+        await self.remember(prepared, sent.id)
+
+    async def respond_in_place(
+        self, interaction: discord.Interaction, prepared: Prepared, case: Case
+    ) -> None:
+        """The clicked reply itself, redone: its case stays, only what it shows changes."""
+        await interaction.edit_original_response(
+            **prepared.outgoing.edit_kwargs(), view=prepared.buttons.view()
+        )
+        explicit = prepared.request.explicit_language is not None
+        await self.db(self.store.update_view, case.reply_id, prepared.language, explicit, prepared.step)
+
+    async def follow_up(self, interaction: discord.Interaction, prepared: Prepared) -> None:
+        """A private copy for someone who clicked another member's reply."""
+        sent = await interaction.followup.send(
+            **prepared.outgoing.send_kwargs(), view=prepared.buttons.view(), ephemeral=True, wait=True
+        )
+        await self.remember(prepared, sent.id)
+
+    async def say_in_reply(self, message: discord.Message, text: str) -> discord.Message:
+        return await message.reply(text, allowed_mentions=NO_MENTIONS, mention_author=False)
+
+    async def apologize(self, interaction: discord.Interaction) -> None:
+        try:
+            await say_privately(interaction, self.t("apology", await self.ui_language(interaction)))
+        except (discord.HTTPException, discord.RateLimited):
+            log.warning("could not send the apology for interaction %s", interaction.id)
+
+    # ------------------------------------------------------------------ storing
+
+    async def remember(self, prepared: Prepared, reply_id: int, *, answered_at: float | None = None) -> None:
+        """Store the scrubbed inputs for the buttons, the rules for the stats, and the answered marker."""
+        request = prepared.request
+        now = time.time()
+        kinds = kinds_of_report(prepared.report)
+
+        inputs = request.gathered.inputs
+
+        def scrub_all() -> tuple[tuple[str, str], ...]:
+            return tuple((i.source, self.engine.scrub(i.text, i.source)) for i in inputs)
+
+        # Scrubbing reads up to the input cap per input: engine work, so (unless small) on the engine
+        # pool and under its timeout, like the diagnosis itself.
+        scrubbed = await self.engine_call(input_size(inputs), scrub_all)
+        case = Case(
+            reply_id=reply_id,
+            source_id=request.source_id,
+            guild_id=request.guild_id,
+            channel_id=request.channel_id,
+            author_id=request.author_id,
+            inputs=scrubbed,
+            language=prepared.language,
+            explicit_language=request.explicit_language is not None,
+            gpu_vram_gib=request.gpu_vram_gib,
+            step=prepared.step,
+            created=now,
+            has_config=kinds.config,
+            has_log=kinds.log,
+        )
+        rule_ids = [f.rule_id for f in prepared.report.findings]
+        sources = () if request.source_id is None else (request.source_id, *request.also_answers)
+
+        def answers() -> list[Answer]:
+            # Every merged message gets the merged hash: an edit of either compares against the whole.
+            digest = inputs_hash(inputs)
+            return [
+                Answer(
+                    source_id=source_id,
+                    reply_id=reply_id,
+                    channel_id=request.channel_id,
+                    guild_id=request.guild_id,
+                    author_id=request.author_id,
+                    inputs_hash=digest,
+                    created=now if answered_at is None else answered_at,
+                )
+                for source_id in sources
+            ]
+
+        # A small case is a few rows: written right here unless the store is busy, since a thread
+        # hop (and the GIL hand-over to it while the loop works) costs more than the write. The
+        # member's next message waits for this (see `member_turn`), so it must not wait for a hop.
+        small = input_size(inputs) <= self.inline_input_chars
+        if not (small and self.store.try_save_reply(case, rule_ids, answers())):
+            await self.db(lambda: self.store.save_reply(case, rule_ids, answers()))
+        log.info(
+            "reply %s (guild=%s channel=%s source=%s step=%s): %s",
+            reply_id,
+            request.guild_id,
+            request.channel_id,
+            request.source_id,
+            prepared.step,
+            ",".join(rule_ids) or "-",
+        )
