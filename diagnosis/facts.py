@@ -16,7 +16,7 @@ from typing import Any
 from diagnosis.config.parse import MISSING, get_path
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.facts_prose import ProseHints, read_prose
-from diagnosis.families import arch_from_name, family_for, table, vram_class
+from diagnosis.families import arch_from_name, family_for, family_from_words, table, vram_class
 from diagnosis.lazyre import LazyPattern
 from diagnosis.logreader.gpus import vram_of_gpu_name, vram_of_gpu_names
 from diagnosis.logreader.phase import Mark, marker_of
@@ -429,6 +429,7 @@ def _read_arch(cfg: _Config, facts: Facts) -> None:
     facts.family_label = family.label
     facts.params_b = family.params_b
     facts.is_video = family.is_video
+    facts.family_source = "config"
 
 
 def _read_model(cfg: _Config, facts: Facts) -> None:
@@ -636,6 +637,7 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
     facts.total_steps = main.total_steps
     facts.log_cut = main.cut_before_error
     facts.os = next((log.os for log in reversed(logs) if log.os), None)
+    facts.os_source = "log" if facts.os is not None else None
     facts.gpu_name = next((log.gpu_name for log in reversed(logs) if log.gpu_name), None)
     if main.non_oom_error is not None and not any(log.events for log in logs):
         facts.not_oom_kind = main.non_oom_error.kind
@@ -679,7 +681,13 @@ def _gpu_near_the_error(logs: Sequence[LogFacts], facts: Facts) -> tuple[str, fl
     return before[-1][1] if before else named[0][1]
 
 
-def _read_vram(logs: Sequence[LogFacts], facts: Facts, prose_text: str, gpu_vram_gib: float | None) -> None:
+def _read_vram(
+    logs: Sequence[LogFacts],
+    facts: Facts,
+    prose_text: str,
+    gpu_vram_gib: float | None,
+    hints: ProseHints | None = None,
+) -> None:
     total = facts.fatal.total_bytes if facts.fatal is not None else None
     if total is None:
         total = next((e.total_bytes for log in logs for e in log.events if e.total_bytes), None)
@@ -694,11 +702,19 @@ def _read_vram(logs: Sequence[LogFacts], facts: Facts, prose_text: str, gpu_vram
         if log.gpu_total_bytes:
             facts.vram_gib, facts.vram_source = vram_class(log.gpu_total_bytes / GIB), "gpu_name"
             return
-    named = vram_of_gpu_name(prose_text)
-    if named is not None:
-        facts.gpu_name = facts.gpu_name or named[0]
-        facts.vram_gib, facts.vram_source = named[1], "gpu_name"
-        return
+    if usable_vram(gpu_vram_gib) is None:
+        # The user's words: a card they name ("RTX 3060 12GB", "on a 5090."), else a size ("16GB VRAM").
+        named = vram_of_gpu_name(prose_text)
+        if named is None and hints is not None and hints.gpu_number:
+            named = vram_of_gpu_name(f"RTX {hints.gpu_number}")
+        if named is not None:
+            facts.gpu_name = facts.gpu_name or named[0]
+            facts.vram_gib, facts.vram_source = named[1], "user_words"
+            return
+        said = usable_vram(hints.vram_gib) if hints is not None else None
+        if said is not None:
+            facts.vram_gib, facts.vram_source = said, "user_words"
+            return
     _stated_or_assumed(facts, gpu_vram_gib)
 
 
@@ -718,6 +734,28 @@ _SAID: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def _read_stated(hints: ProseHints, facts: Facts) -> None:
+    """What the user states in words where the config and the logs say nothing: the model, the OS,
+    the host's RAM and swap. Each keeps its quote as evidence, and its source says it came from words."""
+    if facts.family is None and hints.family_words is not None:
+        named = family_from_words(hints.family_words)
+        if named is not None:
+            family = named[0]
+            facts.family_info, facts.family, facts.family_label = family, family.key, family.label
+            facts.params_b, facts.is_video = family.params_b, family.is_video
+            facts.family_source = "user_words"
+            facts.evidence["family"] = user_evidence(hints.family_quote or "")
+    if facts.os is None and hints.os is not None:
+        facts.os, facts.os_source = hints.os, "user_words"
+        facts.evidence["os"] = user_evidence(hints.os_quote or "")
+    if hints.system_ram_gib:
+        facts.system_ram_gib = hints.system_ram_gib
+        facts.evidence["system_ram"] = user_evidence(hints.system_ram_quote or "")
+    if hints.swap_gib:
+        facts.swap_gib = hints.swap_gib
+        facts.evidence["swap"] = user_evidence(hints.swap_quote or "")
+
+
 def _read_prose(hints: ProseHints, facts: Facts, *, situational: bool) -> None:
     if hints.buckets:
         facts.prose_buckets = hints.buckets
@@ -725,6 +763,7 @@ def _read_prose(hints: ProseHints, facts: Facts, *, situational: bool) -> None:
     if not situational:
         return
     facts.said = dict(hints.said)
+    _read_stated(hints, facts)
     for hint, fact, evidence_key in _SAID:
         quote = getattr(hints, hint)
         if quote:
@@ -766,8 +805,7 @@ def build_facts(
     if situational:
         _read_logs(logs, facts)
         _read_prose(hints, facts, situational=True)
-        stated = gpu_vram_gib if gpu_vram_gib is not None else hints.vram_gib
-        _read_vram(logs, facts, intake.prose, stated)
+        _read_vram(logs, facts, intake.prose, gpu_vram_gib, hints)
     else:
         _read_prose(hints, facts, situational=False)
         _stated_or_assumed(facts, gpu_vram_gib)

@@ -103,6 +103,11 @@ class Facts(Record):
     not_oom_kind: str | None = None
     not_oom_headline: str | None = None
     os: str | None = None
+    # Where the model and the OS were read: "config" / "log" / "user_words" (the user's own words).
+    family_source: str | None = None
+    os_source: str | None = None
+    system_ram_gib: float | None = None  # the host's RAM, as the user states it
+    swap_gib: float | None = None  # swap or the Windows page file, as the user states it
 
     # --- where each value came from, for evidence: fact name → evidence
     evidence: dict[str, Evidence] = field(default_factory=dict)

@@ -17,6 +17,7 @@ from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 from diagnosis.datafile import data_file
+from diagnosis.families import family_from_words
 from diagnosis.models import Phase
 from diagnosis.record import Record, field
 from diagnosis.rules import WORDS
@@ -41,6 +42,10 @@ class _Patterns(NamedTuple):
     device_group: tuple[re.Pattern[str], ...]
     buckets_group: tuple[re.Pattern[str], ...]
     said: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
+    gpu_words: tuple[re.Pattern[str], ...]
+    system_ram: tuple[re.Pattern[str], ...]
+    swap: tuple[re.Pattern[str], ...]
+    os: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
 
 
 # Characters that IGNORECASE matches with an ASCII letter although str.lower() does not give that
@@ -124,12 +129,18 @@ def _patterns() -> _Patterns:
         phase=tuple((Phase(k), _compile(v)) for k, v in raw["phase"].items()),
         says_oom=_compile(raw["says_oom"]),
         host_killed=_compile(raw["host_killed"]),
-        vram_words=_compile(raw["vram_words"]),
+        vram_words=_compile(raw["vram_words"] + raw["vram_card_words"]),
         buckets=buckets,
         device_group=(device,),
         buckets_group=(buckets,),
-        # The rules' own word lists (RuleSpec.words), by "<rule id>.<list>".
-        said=tuple((key, _compile(list(patterns))) for key, patterns in WORDS),
+        # The rules' own word lists (RuleSpec.words), by "<rule id>.<list>", and the shared ones, by
+        # "words.<list>".
+        said=tuple((key, _compile(list(patterns))) for key, patterns in WORDS)
+        + tuple((f"words.{key}", _compile(patterns)) for key, patterns in raw["words"].items()),
+        gpu_words=_compile(raw["gpu_words"]),
+        system_ram=_compile(raw["system_ram"]),
+        swap=_compile(raw["swap"]),
+        os=tuple((name, _compile(patterns)) for name, patterns in raw["os"].items()),
     )
 
 
@@ -152,6 +163,8 @@ def _index() -> _Index:
     groups = [p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group, p.gc_words]
     groups += [patterns for _, patterns in p.said]
     groups += [patterns for _, patterns in p.phase]
+    groups += [p.gpu_words, p.system_ram, p.swap]
+    groups += [patterns for _, patterns in p.os]
     needs = {id(pattern): _needs(pattern) for group in groups for pattern in group}
     groups_of: dict[str, list[tuple[int, int]]] = {}
     always: dict[int, tuple[int, ...]] = {}
@@ -184,6 +197,16 @@ class ProseHints(Record):
     vram_quote: str | None = None
     buckets: list[int] = field(default_factory=list)
     buckets_quote: str | None = None
+    gpu_number: str | None = None  # a card named by its number alone ("5090", "4070 Ti")
+    gpu_quote: str | None = None
+    system_ram_gib: float | None = None
+    system_ram_quote: str | None = None
+    swap_gib: float | None = None
+    swap_quote: str | None = None
+    os: str | None = None  # "windows", "wsl", "linux", "macos"
+    os_quote: str | None = None
+    family_words: str | None = None  # the words that name the model ("FLUX.1-dev")
+    family_quote: str | None = None
 
 
 def _lines(text: str) -> list[str]:
@@ -257,6 +280,19 @@ def _first(prose: _Prose, patterns: tuple[re.Pattern[str], ...]) -> str | None:
     return None
 
 
+def _number(prose: _Prose, patterns: tuple[re.Pattern[str], ...]) -> tuple[str, str] | None:
+    """The first group of the first pattern that matches, on the first line where one does, with the
+    line as a quote."""
+    live = prose.live(patterns)
+    for index in prose.lines_for(live) if live else ():
+        line = prose.lines[index]
+        for pattern in live:
+            match = pattern.search(line)
+            if match:
+                return match.group(1), _quote(line)
+    return None
+
+
 def read_prose(text: str) -> ProseHints:
     if not text.strip():
         return ProseHints()  # nothing said: no pattern is even compiled
@@ -277,15 +313,27 @@ def read_prose(text: str) -> ProseHints:
         if quote is not None:
             hints.phase, hints.phase_quote = phase, quote
             break
-    vram_words = prose.live(pats.vram_words)
-    for index in prose.lines_for(vram_words) if vram_words else ():
-        line = lines[index]
-        for pattern in vram_words:
-            match = pattern.search(line)
-            if match:
-                hints.vram_gib, hints.vram_quote = float(match.group(1)), _quote(line)
-                break
-        if hints.vram_gib is not None:
+    found = _number(prose, pats.vram_words)
+    if found is not None:
+        hints.vram_gib, hints.vram_quote = float(found[0]), found[1]
+    found = _number(prose, pats.gpu_words)
+    if found is not None:
+        hints.gpu_number, hints.gpu_quote = " ".join(found[0].split()), found[1]
+    found = _number(prose, pats.system_ram)
+    if found is not None:
+        hints.system_ram_gib, hints.system_ram_quote = float(found[0]), found[1]
+    found = _number(prose, pats.swap)
+    if found is not None:
+        hints.swap_gib, hints.swap_quote = float(found[0]), found[1]
+    for name, patterns in pats.os:
+        quote = _first(prose, patterns)
+        if quote is not None:
+            hints.os, hints.os_quote = name, quote
+            break
+    for line in lines:
+        named = family_from_words(line)
+        if named is not None:
+            hints.family_words, hints.family_quote = named[1], _quote(line)
             break
     device = prose.live(pats.device_group)
     for index in prose.lines_for(device) if device else ():

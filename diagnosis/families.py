@@ -145,6 +145,7 @@ class FamilyTable(NamedTuple):
     arch: dict[str, str]
     legacy_flags: tuple[tuple[str, str], ...]
     name_hints: tuple[tuple[str, str], ...]  # (pattern, arch), compiled on first use
+    word_hints: tuple[tuple[str, str], ...]  # (pattern, arch): the model in the user's words
     danger: dict[str, tuple[DangerCondition, ...]]
     unknown: Family
 
@@ -180,6 +181,7 @@ def table() -> FamilyTable:
         arch={str(k): str(v) for k, v in raw["arch"].items()},
         legacy_flags=tuple((str(a), str(b)) for a, b in raw["legacy_flags"]),
         name_hints=tuple((str(p), str(k)) for p, k in raw["name_hints"]),
+        word_hints=tuple((str(p), str(k)) for p, k in raw["word_hints"]),
         danger={
             key: tuple(DangerCondition(**cond) for cond in conds) for key, conds in raw["danger"].items()
         },
@@ -227,6 +229,16 @@ def arch_from_name(name_or_path: str | None) -> str | None:
     for pattern, key in table().name_hints:
         if _name_pattern(pattern).search(name_or_path):
             return key
+    return None
+
+
+def family_from_words(text: str) -> tuple[Family, str] | None:
+    """The model a line of the user's words (or the trainer's "Loading X model" line) names, with the
+    words that name it; None when it names none. The words pick the variant as a model name does."""
+    for pattern, arch in table().word_hints:
+        match = _name_pattern(pattern).search(text)
+        if match:
+            return family_for(arch, match.group(0)), match.group(0)
     return None
 
 

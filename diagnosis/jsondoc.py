@@ -70,6 +70,10 @@ def _facts(report: Report) -> dict[str, Any]:
         "family": facts.family,
         "arch": facts.arch,
         "os": facts.os,
+        "family_source": facts.family_source,
+        "os_source": facts.os_source,
+        "system_ram_gib": _float(facts.system_ram_gib),
+        "swap_gib": _float(facts.swap_gib),
         "not_oom_kind": facts.not_oom_kind,
     }
 

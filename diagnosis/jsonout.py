@@ -68,6 +68,11 @@ class FactsOut(BaseModel):
     family: str | None
     arch: str | None
     os: str | None
+    # Where `family` and `os` were read: "config", "log" or "user_words" (the user's own words).
+    family_source: str | None = None
+    os_source: str | None = None
+    system_ram_gib: float | None = None  # as the user states it
+    swap_gib: float | None = None  # swap or page file, as the user states it
     not_oom_kind: str | None
 
 

@@ -154,7 +154,7 @@ def test_vram_from_the_oom_message_first() -> None:
 def test_vram_from_the_users_gpu_name_then_option_then_assumed() -> None:
     assert (build(JOB, prose="my 3060 keeps crashing").vram_gib, build(JOB, prose="my 3060").vram_source) == (
         12.0,
-        "gpu_name",
+        "user_words",
     )
     assert (build(JOB, vram=20).vram_gib, build(JOB, vram=20).vram_source) == (20.0, "user")
     assert (build(JOB).vram_gib, build(JOB).vram_source) == (24.0, "assumed")
