@@ -58,6 +58,7 @@ RULE_PARAMS: dict[str, set[str]] = {
     "optimizer_full_precision_states": {"optimizer"},
     "high_rank": {"rank", "new_rank"},
     "other_process_on_gpu": {"others_gib", "pids", "reason", "paths_off"},
+    "wrong_gpu": {"reason", "ran_on"},
     "fragmentation": {"reserved_gib", "tried_gib"},
     "system_ram_oom": {"signal", "layer_offloading"},
     "windows_pagefile": set(),

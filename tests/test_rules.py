@@ -487,11 +487,6 @@ def test_other_process_user_says() -> None:
     assert check("other_process_on_gpu", f).params["reason"] == "user_says"
 
 
-def test_other_process_device_mismatch() -> None:
-    f = in_step(Facts(device_index=3), gpu_event(device_index=0, process_bytes=None))
-    assert check("other_process_on_gpu", f).params["reason"] == "device_mismatch"
-
-
 def test_fragmentation_needs_large_reserved_next_to_the_request() -> None:
     big = gpu_event(reserved_unallocated_bytes=6 * GIB, tried_bytes=5 * GIB)
     found = check("fragmentation", in_step(Facts(), big))

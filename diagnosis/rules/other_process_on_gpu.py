@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
-from diagnosis.models import Applicability, Evidence, Finding, OtherProcess, Phase, Severity
+from diagnosis.models import Applicability, Finding, OtherProcess, Phase, Severity
 from diagnosis.rules.base import (
     GIB,
     LOAD_PHASES,
@@ -32,19 +32,6 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"(?:ComfyUI|comfy)[^。\n]{0,20}(?:開いて|起動して|動かして)",
         r"(?:別の|他の)(?:アプリ|プログラム|プロセス)[^。\n]{0,30}(?:VRAM|GPU)",
     ),
-    # The user says the run lands on another card than the one chosen (case 023: "trying to use 'GPU 2'
-    # which then in fact uses GPU 0"): an index named as chosen and another as used, or "the wrong card".
-    "wrong_gpu": (
-        # Not "using the wrong GPU for Flux": a card not suited to the model, not a run on another card.
-        r"\b(?:runs?|running|ran|uses?|using|used|lands?|landing|loads?|loaded|trains?|training|goes|going|ends? up)(?: on| to)? (?:the )?wrong (?:gpu|card|device)\b(?!,? for (?!(?:some|no|whatever) reason|example|instance)|,? to (?:train|run)\b)",  # noqa: E501 (a pattern reads best on one line)
-        # The second card must differ from the first and follow a verb of running on it: "I set GPU 0 … it
-        # actually OOMed on GPU 0" or "I use GPU 0 …, actually GPU 1 is my 3090" name no other card in use.
-        r"\b(?:use|using|told|set|asked|selected|chose|chosen|picked)\b[^.\n]{0,20}\bgpu ?(\d)\b[^.\n]{0,40}\b(?:actually|in fact|instead)\b[^.\n]{0,30}\b(?:uses?|using|used|runs?|running|ran|trains?|training|loads?|loaded|lands?|goes|going|went|on)\b[^.\n]{0,15}\bgpu ?(?!\1\b)\d",  # noqa: E501 (a pattern reads best on one line)
-        r"\b(?:using|uses|runs? on|running on)\W{1,3}gpu ?\d\b[^.\n]{0,20}\bwhen (?:it is |it's )?(?:told|set|asked) to use\b",  # noqa: E501 (a pattern reads best on one line)
-        r"\bgpu ?\d\W{0,3} is actually gpu ?\d",
-        r"(?:違う|別の|間違った)(?:GPU|カード)(?:で(?:動|学習|実行)|が使われ)",
-        r"GPU ?(\d)[^。\n]{0,20}(?:指定|選択|選ん)[^。\n]{0,20}(?:のに|けど)[^。\n]{0,30}GPU ?(?!\1(?!\d))\d",
-    ),
     # The user says closing the other programs did not help (case 020): the advice is then to find what
     # still holds the card, not to close the programs again.
     "closed_others": (
@@ -69,13 +56,6 @@ def check_other_process(f: Facts) -> Finding | None:
         total = event.total_bytes or 0
         others = _foreign(f)
         held = sum(p.bytes for p in others)
-        # The config (or the user) names another card than the one that ran out: the device setting did
-        # not take, whatever else is on the card that failed.
-        device = f.device_index
-        if "device" not in f.paths and f.prose_device_index is not None:
-            device = f.prose_device_index
-        if device is not None and event.device_index is not None and device != event.device_index:
-            return _finding(f, held, others, "device_mismatch", ev(f, "device", "user_device"))
         if others and held >= max(t.others_min_gib * GIB, t.others_min_fraction * total):
             return _finding(f, held, others, "other_pids")
         spill = event.allocated_bytes is not None and total and event.allocated_bytes > total
@@ -89,14 +69,6 @@ def check_other_process(f: Facts) -> Finding | None:
             unaccounted = total - event.free_bytes - event.process_bytes
             if unaccounted >= max(t.unaccounted_min_gib * GIB, t.unaccounted_min_fraction * total):
                 return _finding(f, unaccounted, [], "unaccounted")
-    if SPEC.heard(f, "wrong_gpu") and (f.has_oom or f.fatal is not None):
-        # The user's words: the job runs on another card than the one chosen (case 023). What the
-        # message measured comes first; the advice is that of a measured mismatch, the device first.
-        return SPEC.finding(
-            evidence=[SPEC.heard(f, "wrong_gpu"), *ev(f, "oom")],
-            params={"reason": "device_mismatch", **_next_by_phase(f), **batch_one(f)},
-            severity=Severity.WARNING,
-        )
     if SPEC.heard(f, "other_programs") and (f.has_oom or f.fatal is not None):
         return SPEC.finding(
             evidence=[SPEC.heard(f, "other_programs"), *ev(f, "oom"), SPEC.heard(f, "closed_others")],
@@ -107,14 +79,11 @@ def check_other_process(f: Facts) -> Finding | None:
     return None
 
 
-def _finding(
-    f: Facts, held: int, procs: list[OtherProcess], reason: str, extra: list[Evidence | None] | None = None
-) -> Finding:
+def _finding(f: Facts, held: int, procs: list[OtherProcess], reason: str) -> Finding:
     return SPEC.finding(
         # The user's "closing them did not help" picks the step's wording: it is quoted as its reason.
         evidence=[
             *ev(f, "oom"),
-            *(extra or []),
             SPEC.heard(f, "other_programs"),
             SPEC.heard(f, "closed_others"),
         ],
@@ -125,8 +94,7 @@ def _finding(
 
 def _tried_closing(f: Facts) -> dict[str, object]:
     """`tried_closing` when the user says closing the programs did not help (case 020): the step then
-    asks to find what still holds the card instead of to close the programs again. A device mismatch
-    has its own wording, which comes first (its `reason` is read before this flag)."""
+    asks to find what still holds the card instead of to close the programs again."""
     return {"tried_closing": True} if SPEC.heard(f, "closed_others") else {}
 
 
@@ -155,7 +123,7 @@ SPEC = RuleSpec(
     order=150,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
-    reads=("fatal", "other_processes", "device_index", "said"),
+    reads=("fatal", "other_processes", "said"),
     rank=2,
     check=check_other_process,
     # Whatever the phase, a card already half full is the first thing to rule out.

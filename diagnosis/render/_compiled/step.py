@@ -49,14 +49,14 @@ def render(context):
             w(str(call(s0.get('t'), 'reply.checklist.next_step', number=attr(s0.get('f'), 'number'), action=call(s0.get('trusted'), call(s0.get('action'), attr(s0.get('f'), 'rule_id'), attr(s0.get('f'), 'params'))))))
             w('\n')
         else:
-            w(str(call(s0.get('t'), 'reply.checklist.next_label')))
+            w(str(call(s0.get('t'), ('reply.checklist.next_label' if (attr(s0.get('v'), 'has_oom') or attr(s0.get('v'), 'has_config')) else 'reply.checklist.next_label_other'))))
             w(str(call(s0.get('t'), 'reply.sep')))
             w(str(call(s0.get('rt'), attr(s0.get('s'), 'rule_id'), 'next', attr(s0.get('s'), 'params'))))
             w('\n')
     return "".join(out)
 
 
-SOURCE = '{#- A later ladder step ("still out of memory → next step"). -#}\n{% set s = v.step_view %}\n{% if not s %}\n{{ t("reply.step_beyond.body") }}\n{% for item in (v.question or (["error_lines", "gpu"] if v.has_config else ["config", "error_lines"])) %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% else %}\n{{ t("reply.explain.applicability") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "applicability", s.params) }}\n{% for line in details(s.rule_id, s.params, s.merged) %}\n{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% set following = v.steps | selectattr("number", "equalto", s.number + 1) | list %}\n{% if following %}\n{% set f = following[0] %}\n{{ t("reply.checklist.next_step", number=f.number, action=trusted(action(f.rule_id, f.params))) }}\n{% else %}\n{{ t("reply.checklist.next_label") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "next", s.params) }}\n{% endif %}\n{% endif %}\n'
+SOURCE = '{#- A later ladder step ("still out of memory → next step"). -#}\n{% set s = v.step_view %}\n{% if not s %}\n{{ t("reply.step_beyond.body") }}\n{% for item in (v.question or (["error_lines", "gpu"] if v.has_config else ["config", "error_lines"])) %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% else %}\n{{ t("reply.explain.applicability") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "applicability", s.params) }}\n{% for line in details(s.rule_id, s.params, s.merged) %}\n{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% set following = v.steps | selectattr("number", "equalto", s.number + 1) | list %}\n{% if following %}\n{% set f = following[0] %}\n{{ t("reply.checklist.next_step", number=f.number, action=trusted(action(f.rule_id, f.params))) }}\n{% else %}\n{{ t("reply.checklist.next_label" if v.has_oom or v.has_config else "reply.checklist.next_label_other") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "next", s.params) }}\n{% endif %}\n{% endif %}\n'
 OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
 TRANSLATOR = 1
 
