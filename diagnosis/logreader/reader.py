@@ -47,6 +47,11 @@ _MARK_PHASES: dict[Mark, Phase] = {
     Mark.TRAINING: Phase.TRAINING_STEP,
     Mark.SAVE: Phase.SAVE,
 }
+# A run of redraws of one bar: the first line's prefix (its description and colon), then every line
+# that starts with that same prefix and whose first `%` is the bar's `%|`. One pattern serves every
+# bar: the backreference carries the description, so no pattern is compiled per description. Each line
+# is read once (the classes exclude what ends them), so a match is linear in the window it is given.
+_REDRAW_RUN = re.compile(r"([^\n%]*:)[^\n%]*%\|[^\n]*\n(?:\1[^\n%]*%\|[^\n]*\n)*+")
 _NUMBERS = ("tried_bytes", "total_bytes", "free_bytes", "process_bytes", "allocated_bytes", "device_index")
 
 
@@ -132,7 +137,6 @@ class _Reader:
         self.env = Environment()
         self.cut_lines = False
         self.seq = 0
-        self.run_patterns: dict[str, re.Pattern[str]] = {}  # by bar prefix, see redraw_run
 
     # ---------------------------------------------------------------------------------------------
     # Recording
@@ -358,28 +362,18 @@ class _Reader:
             return None
         return bar.description + ":", last
 
-    def redraw_run(self, prefix: str) -> re.Pattern[str]:
-        """The line break before the first line that is not a redraw of the bar described by `prefix`.
-
-        A redraw starts with the prefix and its first `%` is the bar's `%|`. The pattern starts with
-        the line break, so the regex engine jumps from line to line and reads only each line's head.
-        """
-        pattern = self.run_patterns.get(prefix)
-        if pattern is None:
-            limit = self.limits.max_line_chars
-            pattern = re.compile(f"\\n(?!{re.escape(prefix)}[^\\n%]{{0,{limit}}}%\\|)")
-            self.run_patterns[prefix] = pattern
-        return pattern
-
-    def skip_redraws(self, text: str, pos: int, run: re.Pattern[str]) -> int:
-        """The end of the plain redraw lines that start at `pos` (a line start after a line break).
+    def skip_redraws(self, text: str, pos: int, prefix: str) -> int:
+        """The end of the plain redraw lines of the bar described by `prefix` that start at `pos` (a line
+        start after a line break).
 
         At most `max_line_chars` characters are taken at a time, so every line taken is within the
         limit; a line with `\\r`, an ANSI code or a glued `Error running job:` ends the run.
         """
         window = min(len(text), pos + self.limits.max_line_chars)
-        other = run.search(text, pos - 1, window)
-        end = other.start() + 1 if other is not None else text.rfind("\n", pos, window) + 1
+        run = _REDRAW_RUN.match(text, pos, window)
+        # The pattern reads the prefix from the first line: a bar whose description holds ": " before
+        # the colon that ends it is not read back the same way, and is fed line by line instead.
+        end = run.end() if run is not None and run.group(1) == prefix else pos
         for bad in ("\r", "\x1b", ERROR_RUNNING_JOB):
             at = text.find(bad, pos, end) if end > pos else -1
             if at >= 0:
@@ -393,11 +387,10 @@ class _Reader:
         pos = 0
         number = 0
         redraw: tuple[str, _Marker | None] | None = None
-        redraws: re.Pattern[str] | None = None
         while pos <= size:
             number += 1
-            if redraws is not None and redraw is not None:
-                end = self.skip_redraws(text, pos, redraws)
+            if redraw is not None:
+                end = self.skip_redraws(text, pos, redraw[0])
                 if end > pos:
                     # Redraws of the bar just fed: only the last one moves its marker.
                     count = text.count("\n", pos, end)
@@ -417,9 +410,8 @@ class _Reader:
                 self.feed(number, raw)
                 self.seq += 1
                 redraw = self.redraw_prefix() if self.last_bar is not None and "%|" in raw else None
-                redraws = self.redraw_run(redraw[0]) if redraw is not None else None
                 continue
-            redraw, redraws = None, None
+            redraw = None
             for segment in segments_of(number, raw, limit):
                 self.cut_lines = self.cut_lines or segment.cut
                 self.feed(segment.line, segment.text)
