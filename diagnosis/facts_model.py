@@ -104,6 +104,23 @@ class Facts(Record):
     not_oom_headline: str | None = None
     os: str | None = None
 
+    # --- symptoms the log shows besides an OOM (issue #16); see LogFacts for their exact meaning
+    step_time_first_s: float | None = None  # training bar, seconds per step
+    step_time_typical_s: float | None = None
+    step_time_last_s: float | None = None
+    step_times_seen: int = 0  # training bar lines in the log
+    step_slowdown: bool = False  # the later steps took 3x or more the earlier ones
+    step_slowdown_ratio: float | None = None
+    sample_step_time_s: float | None = None  # a preview's seconds per sampling step (typical)
+    last_phase: Phase = Phase.UNKNOWN  # where the log stops, error or not
+    ends_without_error: bool = False  # no error, exit or kill after the last phase line
+    exit_code: int | None = None
+    exit_signal: str | None = None
+    silent_exit: bool = False  # the process ended and the log shows no error text
+    error_kind: str | None = None  # NonOomError.detail of the log's last non-OOM error
+    error_headline: str | None = None
+    nan_loss: bool = False
+
     # --- the user's words
     says_regression: bool = False  # "worked before the update", 「アップデート後」…
 
