@@ -79,14 +79,16 @@ def test_a_several_fold_slowdown_mid_run() -> None:
     assert times.last.line == 602
 
 
-def test_a_slowdown_read_through_skipped_redraws_is_read_as_line_by_line() -> None:
-    lines = training(20_000, slow_after=15_000)
+@pytest.mark.parametrize(("steps", "slow_after"), [(300, 150), (20_000, 15_000)])
+def test_a_slowdown_read_through_skipped_redraws_is_read_as_line_by_line(steps: int, slow_after: int) -> None:
+    lines = training(steps, slow_after=slow_after)
     skipped = read(*lines)
     with mock.patch.object(_Reader, "redraw_prefix", lambda self: None):
         fed = read(*lines)
     assert skipped.bar_times == fed.bar_times
     times = skipped.step_times
-    assert times is not None and times.slowed_down and times.seen == 20_000
+    assert times is not None and times.slowed_down and times.seen == steps
+    assert times.slow_from is not None and lines[times.slow_from.line - 1] == times.slow_from.text
 
 
 def test_two_pasted_bars_of_the_same_job_compare() -> None:
@@ -225,6 +227,7 @@ def test_an_error_after_the_last_phase_line_is_not_a_clean_end() -> None:
         ("[已退出进程，代码为 1 (0x00000001)]", Exit(1, None)),
         ("[プロセスはコード 1 (0x00000001) で終了しました]", Exit(1, None)),
         ("subprocess.CalledProcessError: Command 'tcc' returned non-zero exit status 1.", None),
+        ("RuntimeError: the compiler exited with code 2", None),
         ("RuntimeError: DataLoader worker (pid(s) 1234) exited unexpectedly", None),
         ("Killing subprocess 1960", None),
         ("the exit sign is green", None),

@@ -445,9 +445,8 @@ def _join_wrapped(so_far: str, line: str) -> str:
     line = line.rstrip()
     left, right = so_far[-1], line[0]
     if (left.isdigit() or left == ".") and (right.isdigit() or right == "."):
-        return (
-            so_far + line
-        )  # a number cut in two ("15." + "99 GiB"); the template never puts two side by side
+        # A number cut in two ("15." + "99 GiB"): the template never puts two numbers side by side.
+        return so_far + line
     if left == "-":
         return so_far + line  # "non-" + "PyTorch"
     head, tail = _last_word(so_far).lower(), _first_word(line).lower()
