@@ -645,6 +645,42 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
         facts.evidence["not_oom"] = log_evidence(main.piece, main.non_oom_error.where)
     if facts.device_index is None:
         facts.device_index = main.device_index
+    _read_symptoms(logs, main, facts)
+
+
+def _read_symptoms(logs: Sequence[LogFacts], main: LogFacts, facts: Facts) -> None:
+    """The log reader's symptoms besides an OOM, copied for the rules (issue #16)."""
+    timed = next((log for log in reversed(logs) if log.step_times is not None), None)
+    times = timed.step_times if timed is not None else None
+    if timed is not None and times is not None:
+        facts.step_time_first_s, facts.step_time_typical_s = times.first_s, times.typical_s
+        facts.step_time_last_s, facts.step_times_seen = times.last_s, times.seen
+        facts.step_slowdown, facts.step_slowdown_ratio = times.slowed_down, times.slowdown_ratio
+        facts.evidence["step_times"] = log_evidence(timed.piece, times.last)
+        if times.slow_from is not None:
+            facts.evidence["step_slowdown"] = log_evidence(timed.piece, times.slow_from)
+    sampled = next((log.bar_times["sample"] for log in reversed(logs) if "sample" in log.bar_times), None)
+    facts.sample_step_time_s = sampled.typical_s if sampled is not None else None
+    phased = next((log for log in reversed(logs) if log.last_phase is not Phase.UNKNOWN), None)
+    if phased is not None and phased.last_phase_evidence is not None:
+        facts.last_phase = phased.last_phase
+        facts.evidence["last_phase"] = log_evidence(phased.piece, phased.last_phase_evidence)
+    ended = next((log for log in reversed(logs) if log.exit_evidence is not None), None)
+    if ended is not None and ended.exit_evidence is not None:
+        facts.exit_code, facts.exit_signal = ended.exit_code, ended.exit_signal
+        facts.evidence["exit"] = log_evidence(ended.piece, ended.exit_evidence)
+        facts.silent_exit = ended.silent_exit and all(
+            not log.has_traceback and log.non_oom_error is None for log in logs
+        )
+    facts.ends_without_error = ended is None and all(log.ends_without_error for log in logs)
+    if main.non_oom_error is not None:
+        error = main.non_oom_error
+        facts.error_kind, facts.error_headline = error.detail or error.kind, error.headline
+        facts.evidence["error"] = log_evidence(main.piece, error.where)
+    nan = next((log for log in logs if log.nan_loss is not None), None)
+    if nan is not None and nan.nan_loss is not None:
+        facts.nan_loss = True
+        facts.evidence["nan_loss"] = log_evidence(nan.piece, nan.nan_loss)
 
 
 def usable_vram(gib: float | None) -> float | None:

@@ -109,6 +109,23 @@ class Facts(Record):
     system_ram_gib: float | None = None  # the host's RAM, as the user states it
     swap_gib: float | None = None  # swap or the Windows page file, as the user states it
 
+    # --- symptoms the log shows besides an OOM (issue #16); see LogFacts for their exact meaning
+    step_time_first_s: float | None = None  # training bar, seconds per step
+    step_time_typical_s: float | None = None
+    step_time_last_s: float | None = None
+    step_times_seen: int = 0  # training bar lines in the log
+    step_slowdown: bool = False  # the later steps took 3x or more the earlier ones
+    step_slowdown_ratio: float | None = None
+    sample_step_time_s: float | None = None  # a preview's seconds per sampling step (typical)
+    last_phase: Phase = Phase.UNKNOWN  # where the log stops, error or not
+    ends_without_error: bool = False  # no error, exit or kill after the last phase line
+    exit_code: int | None = None
+    exit_signal: str | None = None
+    silent_exit: bool = False  # the process ended and the log shows no error text
+    error_kind: str | None = None  # NonOomError.detail of the log's last non-OOM error
+    error_headline: str | None = None
+    nan_loss: bool = False
+
     # --- where each value came from, for evidence: fact name → evidence
     evidence: dict[str, Evidence] = field(default_factory=dict)
     # --- process-relative config paths of the keys that exist, for fixes: fact name → path

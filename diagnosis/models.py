@@ -249,6 +249,32 @@ class NonOomError(NamedTuple):
     kind: str  # "missing_module", "hf_auth", "no_kernel_image", "config_error", "compile_error", "other"
     headline: str
     where: LogLine
+    # A finer kind than `kind` (`diagnosis.logreader.errors.DETAILS`): "quantize_assertion",
+    # "triton_error", "file_not_found", "cuda_unknown_error", …; `kind` itself when none is finer.
+    detail: str | None = None
+
+
+class StepTimes(NamedTuple):
+    """Seconds per step of one kind of progress bar across a log (tqdm's `s/it`, or `it/s` inverted).
+
+    The figures come from a sample of the bar's lines spread evenly over the log (every line of a
+    short log). `slowdown_ratio` is the median of the last third of the readings over the median of
+    the first third (None with fewer than two readings).
+    """
+
+    first_s: float
+    typical_s: float  # the median reading
+    last_s: float
+    seen: int  # bar lines of this kind in the log
+    first: LogLine
+    last: LogLine
+    slowdown_ratio: float | None = None
+    slow_from: LogLine | None = None  # the first reading at least 3x the early median, if any
+
+    @property
+    def slowed_down(self) -> bool:
+        """Several-fold slower at the end than at the start (3x or more)."""
+        return self.slowdown_ratio is not None and self.slowdown_ratio >= 3.0
 
 
 class LogFacts(Record):
@@ -275,6 +301,27 @@ class LogFacts(Record):
     has_traceback: bool = False
     events_dropped: int = 0  # OOM events beyond limits.max_events (the latest one is always kept)
     limits_hit: list[str] = field(default_factory=list)  # "max_events", "max_line_chars", …
+    # --- symptoms besides an OOM (issue #16): speed, where the log stops, how the process ended
+    # Seconds per step by kind of bar: "training", "sample", "quantize", "latent_caching",
+    # "text_embedding_caching", "model_load", "dataloader", "other" (a bar that names no phase).
+    bar_times: dict[str, StepTimes] = field(default_factory=dict)
+    last_phase: Phase = Phase.UNKNOWN  # the phase the last phase line shows, error or not
+    last_phase_evidence: LogLine | None = None
+    # Neither an error (OOM, exception, traceback) nor an exit or kill after the last phase line:
+    # the log just stops there (a stall, or a paste cut short).
+    ends_without_error: bool = False
+    exit_code: int | None = None  # as printed: 0, 1, -9, 137, 3221225477 (0xC0000005)…
+    exit_signal: str | None = None  # "SIGKILL" (`Killed`), "SIGSEGV" (`Segmentation fault`), …
+    exit_evidence: LogLine | None = None
+    # The process ended (an exit code, a signal, the UI's "exited unexpectedly") and the log shows
+    # no error text: no traceback, no exception, no OOM message other than the kill itself.
+    silent_exit: bool = False
+    nan_loss: LogLine | None = None  # the first line that shows a NaN or infinite loss
+
+    @property
+    def step_times(self) -> StepTimes | None:
+        """The training bar's seconds per step."""
+        return self.bar_times.get("training")
 
 
 # --------------------------------------------------------------------------------------------------

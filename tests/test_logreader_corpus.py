@@ -40,6 +40,12 @@ KINDS: dict[str, str | None] = {
     "110": "cuda_alloc",
     "111": None,  # YAML error
     "112": "cuda_alloc",
+    "203": None,  # two progress-bar lines, no crash
+    "204": None,  # an AssertionError in the quantized layer-offloading path
+    "207": None,  # a Triton NameError while quantizing
+    "214": "memory_error",  # itertools.permutations in the slider config
+    "219": None,  # a sampling bar, then the process exits with code 1
+    "226": "host_killed",  # deepspeed's launcher: return code = -9
 }
 
 # Cases whose expected phase comes from the reporter's words, not from anything in the log.
@@ -49,6 +55,17 @@ PHASE_ONLY_IN_PROSE = {
     "011": "'before the first training step' is prose; the log is the SIGKILL line",
     "022": "the hang at the first sample is described in prose; the log is an nvidia-smi header",
     "029": "a compile error line alone; the thread says it happened in the first forward",
+    "226": "deepspeed's launcher line (return code = -9) and no phase line; 'before training' is the "
+    "collector's inference from the thread",
+}
+# Logs whose last phase line is not the phase of the label: what the reader says, and why it cannot say
+# the label's phase from the log alone.
+PHASE_NOT_IN_THE_LOG = {
+    "219": (
+        Phase.MODEL_LOAD,
+        "an undescribed 25-step bar, then 'Unloading transformer' and 'Loading Vae' as the last lines: the "
+        "label's first_sample comes from the words ('when switching sampling'); nothing in the log names it",
+    ),
 }
 
 ACCEPTS = {
@@ -90,6 +107,9 @@ def test_corpus_logs_phase_and_kind(capsys: pytest.CaptureFixture[str]) -> None:
             kind_hits += 1
         else:
             misses.append(f"{case}: kind {fatal_kind} != {KINDS[case]}")
+        if case in PHASE_NOT_IN_THE_LOG:
+            assert facts.phase is PHASE_NOT_IN_THE_LOG[case][0], case
+            continue
         if expected == "unknown" or case in PHASE_ONLY_IN_PROSE:
             continue
         phase_total += 1

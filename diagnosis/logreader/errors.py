@@ -88,3 +88,66 @@ def classify(block: str) -> str:
         if any(needle in block for needle in needles):
             return kind
     return "other"
+
+
+# Finer kinds than `classify` gives, for the rules that name what went wrong (`NonOomError.detail`).
+# Checked in order on the error's block (its headline and the lines after it), case-insensitively;
+# the first kind with a needle in the block wins. A block that matches none keeps its coarse kind.
+DETAILS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("quantize_failed", ("failed to quantize",)),
+    (
+        "triton_error",
+        ("'tl' is not defined", "tl is not defined", "tl.constexpr", "triton.compiler", "tritonerror"),
+    ),
+    (
+        "compile_error",
+        (
+            "tcc.exe",
+            "calledprocesserror",
+            "inductorerror",
+            "backendcompilerfailed",
+            "cl.exe",
+            "nvcc",
+            "torch._dynamo",
+        ),
+    ),
+    ("no_kernel_image", ("no kernel image is available",)),
+    ("cuda_unknown_error", ("cuda error: unknown error",)),
+    ("nan_loss", ("loss is nan", "nan loss", "loss is inf", "nan or inf", "non-finite loss")),
+    (
+        "dataloader_worker",
+        ("dataloader worker", "bootstrapping phase", "freeze_support()", "ran out of input"),
+    ),
+    ("hf_gated", ("gatedrepoerror", "gated repo", "is restricted", "awaiting a review")),
+    (
+        "hf_auth",
+        (
+            "401 client error",
+            "403 client error",
+            "invalid user token",
+            "invalid credentials",
+            "huggingface-cli login",
+        ),
+    ),
+    ("file_not_found", ("filenotfounderror", "no such file or directory", "does not exist", "not found:")),
+)
+# Where an AssertionError comes from quantizing or offloading weights (torchao, optimum-quanto, the
+# trainer's own quantize and memory-management code).
+_QUANTIZE_PLACES = ("quantiz", "torchao", "quanto", "memory_management", "offload", "qfloat8", "block_size")
+
+
+def detail(block: str, files: list[str], coarse: str) -> str:
+    """The finer kind of a non-OOM error (see `DETAILS`); `files` are its traceback's source files."""
+    if coarse in {"missing_module", "config_error"}:
+        return coarse
+    lowered = block.lower()
+    if "assertionerror" in lowered and any(
+        place in text for place in _QUANTIZE_PLACES for text in (lowered, *(f.lower() for f in files))
+    ):
+        return "quantize_assertion"
+    for kind, needles in DETAILS:
+        if any(needle in lowered for needle in needles):
+            if kind == "file_not_found" and "control" in lowered:
+                return "control_image_missing"
+            return kind
+    return coarse

@@ -144,7 +144,18 @@ def could_be_oom(line: str) -> bool:
     )
 
 
+def _first_message(line: str, kind: OomKind) -> str:
+    """`line` up to a second printing of the same message: a forum that joins a log onto one line
+    joins `Error running job: <message>` and the traceback's last line, and each process it lists
+    would be counted twice."""
+    phrase = kind.name.split("_")[0] + " out of memory. Tried to allocate"
+    first = line.find(phrase)
+    second = line.find(phrase, first + len(phrase)) if first >= 0 else -1
+    return line[:second] if second > 0 else line
+
+
 def _caching_allocator(line: str, kind: OomKind) -> ParsedOom:
+    line = _first_message(line, kind)
     event = ParsedOom(kind, tried_bytes=_size(_TRIED.search(line)))
     new = _NEW_TOTAL.search(line)
     if new is not None:
@@ -331,9 +342,15 @@ def continue_async(event: OomEvent | ParsedOom, line: str) -> bool:
     return True
 
 
-_WRAP_UNITS = ("GiB", "MiB", "KiB", "bytes")
+_WRAP_UNITS = ("GiB", "MiB", "KiB", "bytes", "iB")
 _WRAP_WORDS = (
     "capac",
+    "which",
+    "Process",
+    "rocess",
+    "total",
+    "llocat",
+    "emory",
     "memory in use",
     "allocated",
     "reserved",
@@ -345,8 +362,106 @@ _WRAP_WORDS = (
 _ALLOCATOR_KINDS = frozenset({OomKind.CUDA_ALLOC, OomKind.HIP, OomKind.XPU})
 
 
+# Every word of the caching allocator's message (all eras), to tell a word cut by a console's hard
+# wrap ("capa" + "city") from two words a soft wrap split at a blank ("total" + "capacity").
+_MESSAGE_WORDS = frozenset(
+    (
+        "out",
+        "of",
+        "memory",
+        "tried",
+        "to",
+        "allocate",
+        "gpu",
+        "has",
+        "a",
+        "total",
+        "capacity",
+        "capacty",
+        "which",
+        "is",
+        "free",
+        "process",
+        "in",
+        "use",
+        "including",
+        "non-pytorch",
+        "this",
+        "allowed",
+        "the",
+        "allocated",
+        "by",
+        "pytorch",
+        "with",
+        "private",
+        "pools",
+        "e.g.",
+        "cuda",
+        "graphs",
+        "and",
+        "reserved",
+        "but",
+        "unallocated",
+        "if",
+        "large",
+        "try",
+        "setting",
+        "avoid",
+        "fragmentation",
+        "see",
+        "documentation",
+        "for",
+        "management",
+        "already",
+        "cached",
+        "max_split_size_mb",
+        "gib",
+        "mib",
+        "kib",
+        "bytes",
+    )
+)
+
+
+def _last_word(text: str) -> str:
+    at = len(text)
+    while at > 0 and (text[at - 1].isalnum() or text[at - 1] in "_-"):
+        at -= 1
+    return text[at:]
+
+
+def _first_word(text: str) -> str:
+    at = 0
+    while at < len(text) and (text[at].isalnum() or text[at] in "_-"):
+        at += 1
+    return text[:at]
+
+
+def _join_wrapped(so_far: str, line: str) -> str:
+    """`so_far` and the next line of a wrapped message, with a blank between them unless the break
+    cut a word or a number in two (a console wraps at its width, mid-word; a forum wraps at blanks)."""
+    if not so_far or not line or so_far[-1].isspace() or line[0].isspace():
+        return so_far.rstrip() + " " + line.strip()
+    line = line.rstrip()
+    left, right = so_far[-1], line[0]
+    if (left.isdigit() or left == ".") and (right.isdigit() or right == "."):
+        # A number cut in two ("15." + "99 GiB"): the template never puts two numbers side by side.
+        return so_far + line
+    if left == "-":
+        return so_far + line  # "non-" + "PyTorch"
+    head, tail = _last_word(so_far).lower(), _first_word(line).lower()
+    if (
+        head
+        and tail
+        and head + tail in _MESSAGE_WORDS
+        and not (head in _MESSAGE_WORDS and tail in _MESSAGE_WORDS)
+    ):
+        return so_far + line
+    return so_far + " " + line
+
+
 def continue_wrapped(event: OomEvent, so_far: str, line: str) -> str | None:
-    """More of a caching-allocator message that a console hard-wrapped onto the next line.
+    """More of a caching-allocator message that a console or a forum wrapped onto the next line.
 
     Returns the message joined so far when `line` continues it (and fills what the event lacked), or
     None when `line` is something else.
@@ -355,7 +470,7 @@ def continue_wrapped(event: OomEvent, so_far: str, line: str) -> str | None:
         return None
     if not any(unit in line for unit in _WRAP_UNITS) and not any(word in line for word in _WRAP_WORDS):
         return None
-    joined = so_far + " " + line.strip()
+    joined = _join_wrapped(so_far, line)
     whole = _caching_allocator(joined, event.kind)
     for name in _FILLABLE:
         if getattr(event, name) is None and getattr(whole, name) is not None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 
 from diagnosis.limits import Limits
-from diagnosis.logreader import errors, oom
+from diagnosis.logreader import errors, exits, oom
 from diagnosis.logreader.echo import echoed_config
 from diagnosis.logreader.env import Environment
 from diagnosis.logreader.lines import ERROR_RUNNING_JOB, is_plain, log_text, segments_of
 from diagnosis.logreader.phase import Frame, Mark, marker_of, parse_frame, phase_of_frames
 from diagnosis.logreader.progress import Bar, bar_counts, bar_description, classify_bar
+from diagnosis.logreader.speeds import BarTimes
 from diagnosis.models import LogFacts, LogLine, NonOomError, OomEvent, OomKind, Phase, Piece
 from diagnosis.record import fields
 
@@ -23,8 +24,9 @@ from diagnosis.record import fields
 _QUOTE_CHARS = 1000
 # A non-OOM error's kind is read from its headline and the lines right after it.
 _ERROR_BLOCK_LINES = 6
-# A console that hard-wraps long lines splits an allocator message over a few lines at most.
-_CONTINUATION_LINES = 6
+# A console that hard-wraps long lines splits an allocator message (some 600 characters) over a dozen
+# lines at most, at 60 columns.
+_CONTINUATION_LINES = 12
 # With nothing but an allocator message to go on, this little memory in PyTorch's hands means the
 # model had not arrived on the card yet.
 _LOAD_ALLOCATED_BYTES = 1024**3
@@ -47,6 +49,25 @@ _MARK_PHASES: dict[Mark, Phase] = {
     Mark.TRAINING: Phase.TRAINING_STEP,
     Mark.SAVE: Phase.SAVE,
 }
+# A run of redraws of one bar: the first line's prefix (its description and colon), then every line
+# that starts with that same prefix and whose first `%` is the bar's `%|`. One pattern serves every
+# bar: the backreference carries the description, so no pattern is compiled per description. Each line
+# is read once (the classes exclude what ends them), so a match is linear in the window it is given.
+_REDRAW_RUN = re.compile(r"([^\n%]*:)[^\n%]*+%\|.*\n(?:\1[^\n%]*+%\|.*\n)*+")
+# The bar kinds of `LogFacts.bar_times`, by what the bar (or, for a bar with no description, the
+# phase line before it) announces.
+_BAR_KEYS: dict[Mark | None, str] = {
+    Mark.TRAINING: "training",
+    Mark.SAMPLE: "sample",
+    Mark.FIRST_SAMPLE: "sample",
+    Mark.QUANTIZE: "quantize",
+    Mark.LATENT_CACHING: "latent_caching",
+    Mark.TEXT_EMBEDDING_CACHING: "text_embedding_caching",
+    Mark.MODEL_LOAD: "model_load",
+    Mark.DATALOADER: "dataloader",
+}
+# Lines that say a job started, before any phase line (run.py, the UI's worker).
+_STARTS = ("Running 1 job", "Running  1 process", "Running 1 process", "Starting job")
 _NUMBERS = ("tried_bytes", "total_bytes", "free_bytes", "process_bytes", "allocated_bytes", "device_index")
 
 
@@ -132,7 +153,13 @@ class _Reader:
         self.env = Environment()
         self.cut_lines = False
         self.seq = 0
-        self.run_patterns: dict[str, re.Pattern[str]] = {}  # by bar prefix, see redraw_run
+        # Where the physical line being fed sits in the text: bar readings are sampled by offset.
+        self.line_start = 0
+        self.line_end = 0
+        self.bar_times: dict[str, BarTimes] = {}
+        self.bar_key = "other"  # the kind of the last bar fed, for the redraws skipped after it
+        self.started: tuple[int, LogLine] | None = None  # (seq, line) of the latest job-start line
+        self.exit: tuple[int, exits.Exit, LogLine] | None = None  # the latest exit line
 
     # ---------------------------------------------------------------------------------------------
     # Recording
@@ -174,7 +201,11 @@ class _Reader:
         if pending is None:
             return
         self.pending_error = None
-        self.error = NonOomError(errors.classify("\n".join(pending.block)), pending.headline, pending.where)
+        block = "\n".join(pending.block)
+        coarse = errors.classify(block)
+        tb = self.tracebacks[-1] if self.tracebacks else None
+        files = [f.file for f in tb.frames] if tb is not None and tb.end_seq == pending.seq else []
+        self.error = NonOomError(coarse, pending.headline, pending.where, errors.detail(block, files, coarse))
         self.error_seq = pending.seq
         self.run_open = False
 
@@ -229,7 +260,10 @@ class _Reader:
             return
         if stripped.startswith(_RUNNING_JOB):
             self.job_name = stripped[len(_RUNNING_JOB) :].strip() or self.job_name
+            self.started = (self.seq, _quote(line, text))
             return
+        if stripped.startswith(_STARTS):
+            self.started = (self.seq, _quote(line, text))
         if oom.CAUGHT_BANNER in text:
             self.caught_banner(line, text)
             return
@@ -255,7 +289,12 @@ class _Reader:
                 return True  # two interleaved streams printed the header twice
             self.close_traceback(None)
             self.open_tb = _Traceback(self.seq, self.seq)
-            return True
+            rest = stripped[len("Traceback (most recent call last)") :].lstrip(": ")
+            if not rest:
+                return True
+            # A traceback a forum joined onto one line: the error at its end is read from the line.
+            self.close_traceback(rest)
+            return False
         tb = self.open_tb
         if tb is None:
             frame = parse_frame(text, line) if stripped.startswith('File "') else None
@@ -287,10 +326,33 @@ class _Reader:
             self.training_seen = True
             if self.job_name is None and bar.description:
                 self.job_name = bar.description
+        self.bar_key = self.key_of(bar)
+        times = self.bar_times.get(self.bar_key)
+        if times is None:
+            times = self.bar_times[self.bar_key] = BarTimes()
+        times.see(line, text, self.line_start, self.line_end)
         if bar.kind is not None:
             self.add_marker(bar.kind, line, text)
 
+    def key_of(self, bar: Bar) -> str:
+        """The kind of bar its readings are filed under."""
+        if bar.kind is not None or bar.description:
+            return _BAR_KEYS.get(bar.kind, "other")
+        # A bar with no description counts what the phase line before it announced (the blocks of
+        # ` - quantizing 57 transformer blocks`, the steps of a sample) — but never training steps.
+        last = self.markers[-1].mark if self.markers else None
+        return _BAR_KEYS.get(last, "other") if last is not Mark.TRAINING else "other"
+
+    def skipped_bar_lines(self, text: str, start: int, end: int, first_line: int, lines: int) -> None:
+        """Redraws of the last bar that the fast path skipped: `text[start:end]`, `lines` whole lines."""
+        times = self.bar_times.get(self.bar_key)
+        if times is not None:
+            times.see_run(text, start, end, first_line, lines)
+
     def feed_failure(self, line: int, text: str, stripped: str) -> None:
+        ended = exits.exit_of(text)
+        if ended is not None:
+            self.exit = (self.seq, ended, _quote(line, text))
         parsed = oom.parse_oom(text)
         if parsed is not None:
             last_line = text.partition(_LAST_LOG_LINE)[2]
@@ -311,7 +373,7 @@ class _Reader:
                 other_processes=parsed.other_processes,
             )
             self.add_event(event)
-            self.pending = (self.events[-1], text.strip(), _CONTINUATION_LINES)
+            self.pending = (self.events[-1], text.rstrip(), _CONTINUATION_LINES)
             return
         if (
             "rror" not in text
@@ -358,28 +420,18 @@ class _Reader:
             return None
         return bar.description + ":", last
 
-    def redraw_run(self, prefix: str) -> re.Pattern[str]:
-        """The line break before the first line that is not a redraw of the bar described by `prefix`.
-
-        A redraw starts with the prefix and its first `%` is the bar's `%|`. The pattern starts with
-        the line break, so the regex engine jumps from line to line and reads only each line's head.
-        """
-        pattern = self.run_patterns.get(prefix)
-        if pattern is None:
-            limit = self.limits.max_line_chars
-            pattern = re.compile(f"\\n(?!{re.escape(prefix)}[^\\n%]{{0,{limit}}}%\\|)")
-            self.run_patterns[prefix] = pattern
-        return pattern
-
-    def skip_redraws(self, text: str, pos: int, run: re.Pattern[str]) -> int:
-        """The end of the plain redraw lines that start at `pos` (a line start after a line break).
+    def skip_redraws(self, text: str, pos: int, prefix: str) -> int:
+        """The end of the plain redraw lines of the bar described by `prefix` that start at `pos` (a line
+        start after a line break).
 
         At most `max_line_chars` characters are taken at a time, so every line taken is within the
         limit; a line with `\\r`, an ANSI code or a glued `Error running job:` ends the run.
         """
         window = min(len(text), pos + self.limits.max_line_chars)
-        other = run.search(text, pos - 1, window)
-        end = other.start() + 1 if other is not None else text.rfind("\n", pos, window) + 1
+        run = _REDRAW_RUN.match(text, pos, window)
+        # The pattern reads the prefix from the first line: a bar whose description holds ": " before
+        # the colon that ends it is not read back the same way, and is fed line by line instead.
+        end = run.end() if run is not None and run.group(1) == prefix else pos
         for bad in ("\r", "\x1b", ERROR_RUNNING_JOB):
             at = text.find(bad, pos, end) if end > pos else -1
             if at >= 0:
@@ -393,14 +445,14 @@ class _Reader:
         pos = 0
         number = 0
         redraw: tuple[str, _Marker | None] | None = None
-        redraws: re.Pattern[str] | None = None
         while pos <= size:
             number += 1
-            if redraws is not None and redraw is not None:
-                end = self.skip_redraws(text, pos, redraws)
+            if redraw is not None:
+                end = self.skip_redraws(text, pos, redraw[0])
                 if end > pos:
                     # Redraws of the bar just fed: only the last one moves its marker.
                     count = text.count("\n", pos, end)
+                    self.skipped_bar_lines(text, pos, end, number, count)
                     number += count - 1
                     self.seq += count
                     marker = redraw[1]
@@ -412,14 +464,14 @@ class _Reader:
             end = text.find("\n", pos)
             end = size if end < 0 else end
             raw = text[pos:end]
+            self.line_start, self.line_end = pos, end
             pos = end + 1
             if is_plain(raw, limit):
                 self.feed(number, raw)
                 self.seq += 1
                 redraw = self.redraw_prefix() if self.last_bar is not None and "%|" in raw else None
-                redraws = self.redraw_run(redraw[0]) if redraw is not None else None
                 continue
-            redraw, redraws = None, None
+            redraw = None
             for segment in segments_of(number, raw, limit):
                 self.cut_lines = self.cut_lines or segment.cut
                 self.feed(segment.line, segment.text)
@@ -512,6 +564,45 @@ def _step(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
                 return
 
 
+def _symptoms(reader: _Reader, facts: LogFacts) -> None:
+    """What the log shows besides an OOM: speeds, where it stops, how the process ended."""
+    for key, times in reader.bar_times.items():
+        times.finish()
+        summary = times.summary()
+        if summary is not None:
+            facts.bar_times[key] = summary
+    training = reader.bar_times.get("training")
+    facts.nan_loss = training.nan_loss if training is not None else None
+    last = reader.markers[-1] if reader.markers else None
+    last_seq = -1
+    if last is not None:
+        last_seq = last.seq
+        if last.mark is Mark.SAMPLE:
+            facts.last_phase = Phase.SAMPLING if last.after_training else Phase.FIRST_SAMPLE
+        else:
+            facts.last_phase = _MARK_PHASES[last.mark]
+        facts.last_phase_evidence = last.where
+    if reader.started is not None and reader.started[0] > last_seq:
+        # The job had started and printed no phase line since: its config was read, nothing loaded.
+        last_seq = reader.started[0]
+        facts.last_phase, facts.last_phase_evidence = Phase.CONFIG_PARSE, reader.started[1]
+    failures = [seq for event, seq in zip(reader.events, reader.event_seqs, strict=True) if not event.caught]
+    if reader.error is not None:
+        failures.append(reader.error_seq)
+    failures += [tb.end_seq for tb in reader.tracebacks]
+    if reader.exit is not None:
+        seq, ended, where = reader.exit
+        facts.exit_code, facts.exit_signal, facts.exit_evidence = ended.code, ended.signal, where
+        failures.append(seq)
+        facts.silent_exit = (
+            seq > last_seq  # an exit the log goes on after is not how the run ended
+            and not reader.tracebacks
+            and reader.error is None
+            and all(event.kind is OomKind.HOST_KILLED for event in reader.events)
+        )
+    facts.ends_without_error = all(seq < last_seq for seq in failures)
+
+
 def read(piece: Piece, limits: Limits) -> LogFacts:
     text = piece.text
     reader = _Reader(limits)
@@ -558,4 +649,5 @@ def read(piece: Piece, limits: Limits) -> LogFacts:
     facts.os = reader.env.os()
     facts.torch_version = reader.env.torch_version
     facts.trainer_version = reader.env.trainer_version
+    _symptoms(reader, facts)
     return facts
