@@ -342,9 +342,9 @@ def read_prose(text: str) -> ProseHints:
     buckets = prose.live(pats.buckets_group)
     for index in prose.lines_for(buckets) if buckets else ():
         line = lines[index]
-        match = pats.buckets.search(line)
-        if match:
-            hints.buckets = sorted({int(n) for n in re.findall(r"\d+", match.group(1))})
+        named_buckets = pats.buckets.search(line)
+        if named_buckets:
+            hints.buckets = sorted({int(n) for n in re.findall(r"\d+", named_buckets.group(1))})
             hints.buckets_quote = _quote(line)
             break
     return hints

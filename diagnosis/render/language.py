@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from diagnosis.render.catalogue import DEFAULT_LANGUAGE, known_language
+from locales import DEFAULT_LANGUAGE, known_language
 
 
 def choose_language(
