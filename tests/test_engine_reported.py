@@ -62,9 +62,11 @@ def test_other_programs_the_user_mentions_have_no_measured_size() -> None:
 
 
 def test_a_device_the_user_set_that_is_not_the_failing_gpu_is_a_device_mismatch() -> None:
-    finding = _finding(_report("002"), "other_process_on_gpu")
+    finding = _finding(_report("002"), "wrong_gpu")
     assert finding.params["reason"] == "device_mismatch"
     assert any("cuda:3" in e.text for e in finding.evidence)
+    # What else holds GPU 0 is still said: the two are separate findings now.
+    assert "other_process_on_gpu" in {f.rule_id for f in _report("002").findings}
 
 
 def test_fragmentation_is_not_raised_when_the_reserved_memory_was_smaller_than_the_request() -> None:
@@ -159,8 +161,8 @@ def test_a_device_mismatch_is_answered_with_the_device_not_with_closing_programs
 def test_a_run_the_user_says_lands_on_another_card_is_a_device_mismatch() -> None:
     # Case 023: "trying to use 'GPU 2' which then in fact uses GPU 0 …" and no log: the reply was
     # "not enough to tell why"; it is the device advice, quoting the user's words.
-    finding = _finding(_report("023"), "other_process_on_gpu")
-    assert finding.params["reason"] == "device_mismatch"
+    finding = _finding(_report("023"), "wrong_gpu")
+    assert finding.params["reason"] == "user_says"
     assert any(e.source == "user" and "GPU 0" in e.text for e in finding.evidence)
     assert "another GPU than the one you chose" in render_cli(_report("023"))
     # CUDA numbers the cards fastest first unless told otherwise, nvidia-smi by PCI bus: 023's shift.

@@ -249,7 +249,7 @@ def test_any_config_shape_gives_facts_and_rules_never_raise(data: dict[str, Any]
     ],
 )
 def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> None:
-    assert read_prose(text).said.get("other_process_on_gpu.wrong_gpu") is not None
+    assert read_prose(text).said.get("wrong_gpu.wrong_gpu") is not None
 
 
 @pytest.mark.parametrize(
@@ -270,7 +270,7 @@ def test_the_user_saying_the_run_lands_on_another_card_is_read(text: str) -> Non
     ],
 )
 def test_naming_several_cards_is_not_a_wrong_card(text: str) -> None:
-    assert read_prose(text).said.get("other_process_on_gpu.wrong_gpu") is None
+    assert read_prose(text).said.get("wrong_gpu.wrong_gpu") is None
 
 
 @pytest.mark.parametrize(
