@@ -365,6 +365,9 @@ class Finding(Record):
     params: dict[str, Any] = field(default_factory=dict)  # placeholders for the message catalogues
     edits: list[ConfigEdit] = field(default_factory=list)
     ladder_rank: int = 100  # lower comes first on the fix ladder (after the phase reorders it)
+    # The input shows there is no out-of-memory to fix (an error of another kind): the OOM checklist
+    # is left out. A verdict about a slowdown or a hang keeps it: memory can be why a run crawls.
+    ends_checklist: bool = False
 
 
 class TextEdit(NamedTuple):

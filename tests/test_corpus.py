@@ -38,6 +38,12 @@ XFAIL: dict[str, tuple[list[str], str]] = {
         "the expected phase (training_step) comes from the thread, not the input: the paste is one "
         "CalledProcessError line with no frame or log line that places it in a phase",
     ),
+    "226-wan14b-wsl-16gb-killed-exit-code-minus-9": (
+        ["phase unknown != model_load"],
+        "the input places the kill in no phase: a launcher's 'return code = -9' and a question; 'the "
+        "process dies before training' is the collector's reading of the thread. The engine does not "
+        "invent a phase, and the host-RAM answer (system_ram_oom) is the same either way",
+    ),
 }
 
 
@@ -151,6 +157,6 @@ def test_corpus_score(capsys: pytest.CaptureFixture[str]) -> None:
         for o in outcomes:
             if o.problems:
                 print(f"  {o.case}: {'; '.join(o.problems)}")
-    assert len(outcomes) == 38
+    assert len(outcomes) == 51  # 26 real reports of the first collection, 13 of the second, 12 scenarios
     # Only the documented exceptions may fail, and only in the documented way.
     assert {o.case: _unexpected(o) for o in outcomes if _unexpected(o)} == {}

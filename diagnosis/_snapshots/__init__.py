@@ -3,12 +3,12 @@
 INDEX = {
     '16205:c55c04de': 'diagnosis_data_families',
     '2038:ac9e9f9c': 'locales_ja_cli',
-    '26350:2acf629d': 'locales_ja_rules',
     '2734:353c7b15': 'locales_en_cli',
+    '31618:efd20de0': 'locales_ja_rules',
     '3710:816f3e4c': 'locales_ja_bot',
-    '37305:b4a0f032': 'locales_en_rules',
+    '45362:063f4f12': 'locales_en_rules',
     '4867:558a2f91': 'locales_en_bot',
     '5216:87ba9f88': 'locales_ja_reply',
-    '6475:43ae57fe': 'diagnosis_data_prose',
+    '6983:53a43a54': 'diagnosis_data_prose',
     '7025:2bb827da': 'locales_en_reply',
 }

@@ -544,6 +544,12 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     verdict = _verdict(report, primary)
     shape = spec(verdict.rule_id).verdict if verdict is not None else None
     kind = _kind(report, verdict, has_oom)
+    if verdict is not None:
+        # Beside a verdict, the steps are what still applies to it (the run on another card, VRAM
+        # spilling into RAM); a finding that is no diagnosis on its own is said as a notice instead.
+        # Numbered from 1: the verdict itself is no step to take.
+        standalone = [s for s in steps if spec(s.rule_id).standalone]
+        steps = [s._replace(number=number) for number, s in enumerate(standalone, start=1)]
     question = _question(report)
     evidence = _evidence(report, primary)
     oom = _oom_numbers(fatal)

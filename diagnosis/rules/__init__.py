@@ -87,18 +87,14 @@ def run_rules(facts: Facts) -> tuple[list[Finding], list[str]]:
             continue
         if found is not None:
             findings.append(found)
-    if any(_ends_checklist(_BY_ID[f.rule_id]) for f in findings):
+    if ends_checklist(findings):
         findings = [f for f in findings if not _BY_ID[f.rule_id].oom_checklist]
     return findings, failed
 
 
-def _ends_checklist(rule: RuleSpec) -> bool:
-    return rule.verdict is not None and rule.verdict.ends_checklist
-
-
 def ends_checklist(findings: list[Finding]) -> bool:
     """The findings hold a verdict that there is no out-of-memory to fix (`Report.not_oom`)."""
-    return any(_ends_checklist(_BY_ID[f.rule_id]) for f in findings)
+    return any(f.ends_checklist for f in findings)
 
 
 def spec(rule_id: str) -> RuleSpec:

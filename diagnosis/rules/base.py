@@ -84,7 +84,7 @@ class Verdict(NamedTuple):
     # matters less than a GPU out of memory already explained by the log.
     always: bool = True
     # The input shows no out-of-memory at all: the OOM checklist is left out (findings whose spec has
-    # `oom_checklist=False` stay).
+    # `oom_checklist=False` stay). A finding may say otherwise for its case (`RuleSpec.finding`).
     ends_checklist: bool = False
 
 
@@ -131,6 +131,7 @@ class RuleSpec(NamedTuple):
         edits: Iterable[ConfigEdit] = (),
         severity: Severity | None = None,
         applicability: Applicability | None = None,
+        ends_checklist: bool | None = None,
     ) -> Finding:
         seen: list[Evidence] = []
         for ev in evidence:
@@ -144,7 +145,22 @@ class RuleSpec(NamedTuple):
             params=dict(params or {}),
             edits=list(edits),
             ladder_rank=self.rank,
+            ends_checklist=(self.verdict is not None and self.verdict.ends_checklist)
+            if ends_checklist is None
+            else ends_checklist,
         )
+
+
+def said(f: Facts, name: str) -> Evidence | None:
+    """The user's line that a shared word list (`words:` in data/prose.yaml: slow, stuck, exits,
+    no_error) matched, as evidence; None if none did."""
+    quote = f.said.get(f"words.{name}")
+    return Evidence(source="user", line=None, text=quote) if quote else None
+
+
+def no_oom_seen(f: Facts) -> bool:
+    """Neither a log nor the user's words show an out-of-memory of the card or of the host."""
+    return not (f.has_oom or f.gpu_oom or f.fatal is not None or f.host_oom is not None)
 
 
 def family(f: Facts) -> Family:

@@ -40,5 +40,7 @@ SPEC = RuleSpec(
     reads=("has_config", "has_log", "log_cut", "fatal", "vram_source", "says_oom"),
     rank=95,
     check=check_input_incomplete,
+    # Said whatever the input shows: an error that is not an OOM does not make it moot.
+    oom_checklist=False,
     role=Role.QUESTION,
 )

@@ -1,19 +1,100 @@
-"""`not_oom`: This is not an out-of-memory error."""
+"""`not_oom`: No out-of-memory at all: an error of another kind, a slowdown, a hang or a silent exit."""
 
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Applicability, Finding, Severity
-from diagnosis.rules.base import Placement, Role, RuleSpec, Verdict, ev
+from diagnosis.models import Applicability, Evidence, Finding, Phase, Severity
+from diagnosis.rules.base import Placement, Role, RuleSpec, Verdict, ev, no_oom_seen, said
+
+# The user's words this rule listens for (case-insensitive, one line at a time; keep them linear:
+# no nested repetition). Each list is heard as `SPEC.heard(f, name)`.
+WORDS: dict[str, tuple[str, ...]] = {
+    # A bigger batch takes longer per step (case 223): expected, not a memory problem.
+    "batch_slower": (
+        r"\bbatch\b[^.\n]{0,80}\b(?:slower|time per (?:iteration|step)|s(?:ec)?/it)\b",
+        r"\b(?:slower|time per (?:iteration|step))\b[^.\n]{0,80}\bbatch\b",
+        r"バッチ[^。\n]{0,40}(?:遅く|遅い|時間)",
+    ),
+    # Slow only until the first sample, or while sampling: previews are not training steps.
+    "slow_sampling": (
+        r"\b(?:sampl(?:e|es|ing)|previews?)\b[^.\n]{0,40}\b(?:slow|takes? (?:forever|ages|long))",
+        r"\bslow\b[^.\n]{0,40}\b(?:sampl(?:e|es|ing)|previews?)\b",
+    ),
+}
+
+# Where a run that stops without an error most often stops, and what the reply says for each.
+_STALL_PHASES = frozenset(
+    {
+        Phase.MODEL_LOAD,
+        Phase.QUANTIZE,
+        Phase.LATENT_CACHING,
+        Phase.TEXT_EMBEDDING_CACHING,
+        Phase.DATALOADER,
+        Phase.FIRST_SAMPLE,
+        Phase.SAMPLING,
+        Phase.TRAINING_STEP,
+    }
+)
+
+
+def _error(f: Facts) -> Finding | None:
+    """An error in the log that is not an out-of-memory: its line, its kind and a finer kind."""
+    if f.not_oom_kind is None:
+        return None
+    params: dict[str, object] = {"kind": f.not_oom_kind, "headline": f.not_oom_headline or ""}
+    if f.error_kind and f.error_kind != f.not_oom_kind:
+        params["detail"] = f.error_kind
+    return SPEC.finding(evidence=ev(f, "not_oom"), params=params)
+
+
+def _quote(evidence: Evidence | None) -> str:
+    return evidence.text if evidence is not None and evidence.source != "user" else ""
+
+
+def _symptom(f: Facts) -> Finding | None:
+    """No error and no out-of-memory: a slowdown, a hang or the process gone without a word."""
+    if not no_oom_seen(f):
+        return None
+    slow = f.evidence.get("step_slowdown") if f.step_slowdown else None
+    slow = slow or said(f, "slow")
+    if slow is not None:
+        # The finer kind first: its own wording (a bigger batch is slower per step, as expected) wins
+        # over the slowdown's.
+        params: dict[str, object] = {}
+        batch = SPEC.heard(f, "batch_slower")
+        sampling = SPEC.heard(f, "slow_sampling")
+        if batch is not None:
+            params["detail"] = "batch_scaling"
+        elif sampling is not None:
+            params["detail"] = "sampling"
+        params |= {"kind": "slowdown", "headline": _quote(slow)}
+        if f.step_slowdown_ratio is not None and f.step_slowdown_ratio >= 1.5:
+            params["ratio"] = round(f.step_slowdown_ratio, 1)
+        # A slowdown is never answered with the OOM checklist; what makes a run crawl (VRAM spilling
+        # into RAM) is a rule of its own that stays beside this verdict.
+        return SPEC.finding(evidence=[slow, batch or sampling, *ev(f, "step_times")], params=params)
+    exited = f.evidence.get("exit") if f.silent_exit else None
+    exited = exited or said(f, "exits")
+    if exited is not None:
+        params = {"kind": "silent_exit", "headline": _quote(exited)}
+        if f.silent_exit and f.exit_code is not None:
+            params["code"] = str(f.exit_code)
+        return SPEC.finding(
+            evidence=[exited, said(f, "no_error"), *ev(f, "last_phase")], params=params, ends_checklist=False
+        )
+    stuck = f.evidence.get("last_phase") if f.ends_without_error and f.last_phase in _STALL_PHASES else None
+    stuck = stuck or said(f, "stuck")
+    if stuck is not None:
+        phase = f.last_phase if f.last_phase in _STALL_PHASES else f.phase
+        params = {"kind": "stall", "headline": _quote(stuck)}
+        if phase in _STALL_PHASES:
+            params["at"] = phase.value
+        return SPEC.finding(evidence=[stuck, said(f, "no_error")], params=params, ends_checklist=False)
+    return None
 
 
 def check_not_oom(f: Facts) -> Finding | None:
-    if f.not_oom_kind is None:
-        return None
-    return SPEC.finding(
-        evidence=ev(f, "not_oom"),
-        params={"kind": f.not_oom_kind, "headline": f.not_oom_headline or ""},
-    )
+    return _error(f) or _symptom(f)
 
 
 SPEC = RuleSpec(
@@ -21,11 +102,25 @@ SPEC = RuleSpec(
     order=220,
     severity=Severity.ERROR,
     applicability=Applicability.ADVICE,
-    reads=("not_oom_kind", "not_oom_headline"),
+    reads=(
+        "not_oom_kind",
+        "not_oom_headline",
+        "error_kind",
+        "step_slowdown",
+        "step_slowdown_ratio",
+        "silent_exit",
+        "exit_code",
+        "ends_without_error",
+        "last_phase",
+        "said",
+    ),
     rank=0,
     check=check_not_oom,
     oom_checklist=False,
     role=Role.VERDICT,
     placement=Placement(first=10),
-    verdict=Verdict(quote="headline", quote_lang="", after=("explanation",), ends_checklist=True),
+    verdict=Verdict(
+        quote="headline", quote_lang="", before=("measured",), after=("explanation",), ends_checklist=True
+    ),
+    words=WORDS,
 )

@@ -19,6 +19,9 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"\bregression\b",
         r"\bworked (?:fine |well )?(?:in|on|with) (?:commit |version |v)?[0-9a-f]{7,40}\b",
         r"\bgit pull\b",
+        # "New version is 14x slower" (case 203): the newer build against the older one.
+        r"\b(?:new|newer|newest|latest) (?:version|update|build|commit)\b[^.\n]{0,60}\b(?:slower|slow|oom|ooms|crash(?:es)?|broke|broken|worse)\b",  # noqa: E501 (a pattern reads best on one line)
+        r"\b(?:slower|worse|ooms?)\b[^.\n]{0,40}\bthan (?:the |in the )?(?:old|older|previous|last) (?:version|build|commit)\b",  # noqa: E501 (a pattern reads best on one line)
         r"アップデート(?:後|したら|してから|以降|で)",
         r"更新(?:後|したら|してから|以降)",
         r"バージョン(?:アップ|を上げ)",
@@ -58,6 +61,8 @@ SPEC = RuleSpec(
     reads=("said",),
     rank=85,
     check=check_regression,
+    # Said whatever the input shows: an error that is not an OOM does not make it moot.
+    oom_checklist=False,
     standalone=False,
     words=WORDS,
 )

@@ -77,6 +77,8 @@ SPEC = RuleSpec(
     reads=("fatal", "device_index", "prose_device_index", "said"),
     rank=1,
     check=check_wrong_gpu,
+    # Said whatever the input shows: an error that is not an OOM does not make it moot.
+    oom_checklist=False,
     # Before any change of the config: on the wrong card, every memory figure is the wrong card's, and
     # a card that looks too small for the model may just be the other one.
     placement=Placement(first=45),

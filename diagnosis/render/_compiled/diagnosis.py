@@ -97,7 +97,7 @@ def render(context):
         for i23, v24 in enumerate(values22):
             s21 = Scope(s0)
             s21.vars['field'] = v24
-            w(str(call(s21.get('rt'), attr(s21.get('f'), 'rule_id'), s21.get('field'))))
+            w(str(call(s21.get('rt'), attr(s21.get('f'), 'rule_id'), s21.get('field'), attr(s21.get('v'), 'verdict_params'))))
             w('\n')
         values26 = call(s0.get('variants'), attr(s0.get('f'), 'rule_id'), attr(s0.get('f'), 'params'))
         for i27, v28 in enumerate(values26):
@@ -105,7 +105,7 @@ def render(context):
             s25.vars['extra'] = v28
             w(str(s25.get('extra')))
             w('\n')
-        values30 = call(s0.get('rt_list'), attr(s0.get('f'), 'rule_id'), 'fix')
+        values30 = call(s0.get('rt_list'), attr(s0.get('f'), 'rule_id'), 'fix', attr(s0.get('v'), 'verdict_params'))
         for i31, v32 in enumerate(values30):
             s29 = Scope(s0)
             s29.vars['line'] = v32
@@ -113,16 +113,39 @@ def render(context):
             w(' ')
             w(str(s29.get('line')))
             w('\n')
+        if attr(s0.get('v'), 'steps'):
+            w('\n')
+            w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.fix'))))
+            w('\n')
+            values34 = list(attr(s0.get('v'), 'steps'))
+            for i35, v36 in enumerate(values34):
+                s33 = Scope(s0)
+                s33.vars['s'] = v36
+                s33.vars["loop"] = Loop(i35, len(values34))
+                w(str(call(s33.get('rule_block'), s33.get('s'), attr(s33.get('loop'), 'first'))))
+                w('\n')
+        if attr(s0.get('v'), 'question'):
+            w('\n')
+            w(str(call(s0.get('t'), 'reply.question.also')))
+            w('\n')
+            values38 = attr(s0.get('v'), 'question')
+            for i39, v40 in enumerate(values38):
+                s37 = Scope(s0)
+                s37.vars['item'] = v40
+                w(str(call(s37.get('t'), 'reply.checklist.bullet')))
+                w(' ')
+                w(str(call(s37.get('t'), concat(('reply.ask.', s37.get('item'), )))))
+                w('\n')
     elif (attr(s0.get('v'), 'kind') == 'question'):
         w(str(call(s0.get('rt'), attr(s0.get('v'), 'question_rule'), 'explanation')))
         w('\n')
-        values34 = attr(s0.get('v'), 'question')
-        for i35, v36 in enumerate(values34):
-            s33 = Scope(s0)
-            s33.vars['item'] = v36
-            w(str(call(s33.get('t'), 'reply.checklist.bullet')))
+        values42 = attr(s0.get('v'), 'question')
+        for i43, v44 in enumerate(values42):
+            s41 = Scope(s0)
+            s41.vars['item'] = v44
+            w(str(call(s41.get('t'), 'reply.checklist.bullet')))
             w(' ')
-            w(str(call(s33.get('t'), concat(('reply.ask.', s33.get('item'), )))))
+            w(str(call(s41.get('t'), concat(('reply.ask.', s41.get('item'), )))))
             w('\n')
     elif (attr(s0.get('v'), 'kind') == 'clean'):
         w(str(call(s0.get('t'), 'reply.clean.body')))
@@ -133,12 +156,12 @@ def render(context):
             w('\n')
             w(str(call(s0.get('t'), ('reply.checklist.intro' if (f_length(attr(s0.get('v'), 'steps')) > 1) else 'reply.checklist.intro_one'))))
             w('\n')
-            values38 = list(attr(s0.get('v'), 'steps'))
-            for i39, v40 in enumerate(values38):
-                s37 = Scope(s0)
-                s37.vars['s'] = v40
-                s37.vars["loop"] = Loop(i39, len(values38))
-                w(str(call(s37.get('rule_block'), s37.get('s'), attr(s37.get('loop'), 'first'))))
+            values46 = list(attr(s0.get('v'), 'steps'))
+            for i47, v48 in enumerate(values46):
+                s45 = Scope(s0)
+                s45.vars['s'] = v48
+                s45.vars["loop"] = Loop(i47, len(values46))
+                w(str(call(s45.get('rule_block'), s45.get('s'), attr(s45.get('loop'), 'first'))))
                 w('\n')
             if (f_length(attr(s0.get('v'), 'steps')) > 1):
                 w(str(call(s0.get('t'), 'reply.checklist.next_hint')))
@@ -152,27 +175,27 @@ def render(context):
             w('\n')
             w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.also'))))
             w('\n')
-            values42 = attr(s0.get('v'), 'extra')
-            for i43, v44 in enumerate(values42):
-                s41 = Scope(s0)
-                s41.vars['s'] = v44
-                w(str(call(s41.get('t'), 'reply.checklist.bullet')))
+            values50 = attr(s0.get('v'), 'extra')
+            for i51, v52 in enumerate(values50):
+                s49 = Scope(s0)
+                s49.vars['s'] = v52
+                w(str(call(s49.get('t'), 'reply.checklist.bullet')))
                 w(' ')
-                w(str(call(s41.get('action'), attr(s41.get('s'), 'rule_id'), attr(s41.get('s'), 'params'))))
+                w(str(call(s49.get('action'), attr(s49.get('s'), 'rule_id'), attr(s49.get('s'), 'params'))))
                 w(' · ')
-                w(str(call(s41.get('t'), concat(('reply.applicability.', attr(s41.get('s'), 'applicability'), )))))
+                w(str(call(s49.get('t'), concat(('reply.applicability.', attr(s49.get('s'), 'applicability'), )))))
                 w('\n')
         if attr(s0.get('v'), 'question'):
             w('\n')
             w(str(call(s0.get('t'), 'reply.question.also')))
             w('\n')
-            values46 = attr(s0.get('v'), 'question')
-            for i47, v48 in enumerate(values46):
-                s45 = Scope(s0)
-                s45.vars['item'] = v48
-                w(str(call(s45.get('t'), 'reply.checklist.bullet')))
+            values54 = attr(s0.get('v'), 'question')
+            for i55, v56 in enumerate(values54):
+                s53 = Scope(s0)
+                s53.vars['item'] = v56
+                w(str(call(s53.get('t'), 'reply.checklist.bullet')))
                 w(' ')
-                w(str(call(s45.get('t'), concat(('reply.ask.', s45.get('item'), )))))
+                w(str(call(s53.get('t'), concat(('reply.ask.', s53.get('item'), )))))
                 w('\n')
     if attr(s0.get('v'), 'regression'):
         w('\n🔄 ')
@@ -186,17 +209,17 @@ def render(context):
         w('\n')
     if attr(s0.get('v'), 'notes'):
         w('\n')
-        values50 = attr(s0.get('v'), 'notes')
-        for i51, v52 in enumerate(values50):
-            s49 = Scope(s0)
-            (s49.vars['id'], s49.vars['params'], ) = v52
+        values58 = attr(s0.get('v'), 'notes')
+        for i59, v60 in enumerate(values58):
+            s57 = Scope(s0)
+            (s57.vars['id'], s57.vars['params'], ) = v60
             w('ℹ️ ')
-            w(str((call(s49.get('t'), concat(('reply.note.', s49.get('id'), )), **s49.get('params')) if call(s49.get('can'), concat(('reply.note.', s49.get('id'), )), s49.get('params')) else call(s49.get('t'), 'reply.note.generic'))))
+            w(str((call(s57.get('t'), concat(('reply.note.', s57.get('id'), )), **s57.get('params')) if call(s57.get('can'), concat(('reply.note.', s57.get('id'), )), s57.get('params')) else call(s57.get('t'), 'reply.note.generic'))))
             w('\n')
     return "".join(out)
 
 
-SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process_host" if o.host else "reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label_host" if o.host else "reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n{{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% for line in details(s.rule_id, s.params, s.merged) %}{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.group == "gc" %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and (v.kind != "verdict" or v.verdict_shape.evidence) %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{% set src = t("reply.evidence.message", number=e.message) if e.message else e.source %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=src, line=e.line) if e.line else t("reply.evidence.at_source", source=src)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "verdict" %}\n{% set f = v.verdict %}\n{% set shape = v.verdict_shape %}\n{% for field in shape.before %}\n{{ rt(f.rule_id, field, v.verdict_params) or "" }}\n{% endfor %}\n{% if f.params[shape.quote] %}\n{{ code(f.params[shape.quote], shape.quote_lang) }}\n{% endif %}\n{% for field in shape.after %}\n{{ rt(f.rule_id, field) }}\n{% endfor %}\n{% for extra in variants(f.rule_id, f.params) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list(f.rule_id, "fix") %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% elif v.kind == "question" %}\n{{ rt(v.question_rule, "explanation") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label" if v.has_oom or v.has_config else "reply.checklist.next_label_other") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt(v.regression.rule_id, "explanation") }}\n{{ rt(v.regression.rule_id, "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
+SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process_host" if o.host else "reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label_host" if o.host else "reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n{{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% for line in details(s.rule_id, s.params, s.merged) %}{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.group == "gc" %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and (v.kind != "verdict" or v.verdict_shape.evidence) %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{% set src = t("reply.evidence.message", number=e.message) if e.message else e.source %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=src, line=e.line) if e.line else t("reply.evidence.at_source", source=src)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "verdict" %}\n{% set f = v.verdict %}\n{% set shape = v.verdict_shape %}\n{% for field in shape.before %}\n{{ rt(f.rule_id, field, v.verdict_params) or "" }}\n{% endfor %}\n{% if f.params[shape.quote] %}\n{{ code(f.params[shape.quote], shape.quote_lang) }}\n{% endif %}\n{% for field in shape.after %}\n{{ rt(f.rule_id, field, v.verdict_params) }}\n{% endfor %}\n{% for extra in variants(f.rule_id, f.params) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list(f.rule_id, "fix", v.verdict_params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% if v.steps %}\n\n{{ b(t("reply.section.fix")) }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% elif v.kind == "question" %}\n{{ rt(v.question_rule, "explanation") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label" if v.has_oom or v.has_config else "reply.checklist.next_label_other") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt(v.regression.rule_id, "explanation") }}\n{{ rt(v.regression.rule_id, "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
 OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
 TRANSLATOR = 1
 
