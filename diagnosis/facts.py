@@ -636,6 +636,8 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
         facts.step = main.step + 1
     facts.total_steps = main.total_steps
     facts.log_cut = main.cut_before_error
+    if facts.family is None:
+        _family_from_log(logs, facts)
     facts.os = next((log.os for log in reversed(logs) if log.os), None)
     facts.os_source = "log" if facts.os is not None else None
     facts.gpu_name = next((log.gpu_name for log in reversed(logs) if log.gpu_name), None)
@@ -768,6 +770,19 @@ _SAID: tuple[tuple[str, str, str], ...] = (
     ("says_oom", "says_oom", "user_oom"),
     ("host_killed", "says_host_killed", "user_host_killed"),
 )
+
+
+def _family_from_log(logs: Sequence[LogFacts], facts: Facts) -> None:
+    """The model the trainer says it loads ("Loading Flux model"), where no config names it."""
+    for log in reversed(logs):
+        named = family_from_words(log.model_line.text) if log.model_line is not None else None
+        if named is not None and log.model_line is not None:
+            family = named[0]
+            facts.family_info, facts.family, facts.family_label = family, family.key, family.label
+            facts.params_b, facts.is_video = family.params_b, family.is_video
+            facts.family_source = "log"
+            facts.evidence["family"] = log_evidence(log.piece, log.model_line)
+            return
 
 
 def _read_stated(hints: ProseHints, facts: Facts) -> None:

@@ -296,6 +296,7 @@ class LogFacts(Record):
     torch_version: str | None = None
     trainer_version: str | None = None
     non_oom_error: NonOomError | None = None
+    model_line: LogLine | None = None  # "Loading Flux model": the model the trainer says it loads
     echoed_config: Piece | None = None  # the process JSON the trainer printed near the top
     cut_before_error: bool = False  # a traceback that stops before its final error line
     has_traceback: bool = False

@@ -137,6 +137,7 @@ class _Reader:
         self.markers: list[_Marker] = []
         self.run_open = False  # the last marker may absorb the next one of the same kind
         self.training_seen = False
+        self.model_line: LogLine | None = None
         self.last_bar: Bar | None = None  # bars redraw with the same description: classify once
         self.job_name: str | None = None
         self.events: list[OomEvent] = []
@@ -166,6 +167,11 @@ class _Reader:
 
     def add_marker(self, mark: Mark, line: int, text: str) -> None:
         self.quiet_since_event = False
+        if mark is Mark.MODEL_LOAD and self.model_line is None:
+            stripped = text.strip()
+            # "Loading Flux model", "Loading Qwen Image model": the trainer names the model it loads.
+            if stripped.endswith(" model") and stripped.startswith("Loading ") and len(stripped) < 80:
+                self.model_line = _quote(line, text)
         last = self.markers[-1] if self.markers else None
         if self.run_open and last is not None and last.mark is mark:
             last.seq, last.line, last.text = self.seq, line, text
@@ -647,6 +653,7 @@ def read(piece: Piece, limits: Limits) -> LogFacts:
         facts.gpu_name = gpu.name
         facts.gpu_total_bytes = gpu.total_bytes or round(gpu.gb * 1024**3)
     facts.os = reader.env.os()
+    facts.model_line = reader.model_line
     facts.torch_version = reader.env.torch_version
     facts.trainer_version = reader.env.trainer_version
     _symptoms(reader, facts)

@@ -113,6 +113,7 @@ class ReplyView(NamedTuple):
     regression: Finding | None
     question: list[str]
     question_rule: str | None  # the rule that asks it
+    question_params: dict[str, Any]  # its params as a sentence may quote them
     config: ConfigView | None
     shown_step: int  # 1-based ladder step the reply is about
     total_steps: int
@@ -593,6 +594,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         else None,
         question=question,
         question_rule=asking.rule_id if asking is not None else None,
+        question_params=usable_params(asking.rule_id, dict(asking.params)) if asking is not None else {},
         config=_config_view(report, shown, report.ladder[shown_index - 2] if shown_index > 1 else None),
         shown_step=shown_index,
         total_steps=total,

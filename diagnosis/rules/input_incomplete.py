@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Applicability, Finding, Severity
-from diagnosis.rules.base import Role, RuleSpec, ev
+from diagnosis.models import Applicability, Finding, Phase, Severity
+from diagnosis.rules.base import Role, RuleSpec, ev, gpu_oom
+
+# The phases with a checklist of their own in the catalogue (`when_phase_<phase>`).
+_CHECKLISTS = frozenset(
+    p.value
+    for p in (
+        Phase.MODEL_LOAD,
+        Phase.QUANTIZE,
+        Phase.LATENT_CACHING,
+        Phase.TEXT_EMBEDDING_CACHING,
+        Phase.FIRST_SAMPLE,
+        Phase.SAMPLING,
+        Phase.TRAINING_STEP,
+    )
+)
 
 
 def check_input_incomplete(f: Facts) -> Finding | None:
@@ -26,10 +40,12 @@ def check_input_incomplete(f: Facts) -> Finding | None:
         return None
     if f.vram_source == "assumed":
         missing.append("gpu")
-    return SPEC.finding(
-        evidence=ev(f, "oom", "host_oom", "user_oom"),
-        params={"missing": missing},
-    )
+    params: dict[str, object] = {"missing": missing}
+    if gpu_oom(f) and not f.has_config and f.phase.value in _CHECKLISTS:
+        # A log without its config still proves the phase: the reply says what that rules in and out,
+        # and which settings to look at, before it asks for the config.
+        params["phase"] = f.phase.value
+    return SPEC.finding(evidence=ev(f, "oom", "host_oom", "user_oom"), params=params)
 
 
 SPEC = RuleSpec(

@@ -137,15 +137,30 @@ def render(context):
                 w(str(call(s37.get('t'), concat(('reply.ask.', s37.get('item'), )))))
                 w('\n')
     elif (attr(s0.get('v'), 'kind') == 'question'):
-        w(str(call(s0.get('rt'), attr(s0.get('v'), 'question_rule'), 'explanation')))
+        s0.vars['q'] = attr(s0.get('v'), 'question_params')
+        if (attr(s0.get('v'), 'has_oom') and call(s0.get('rt'), attr(s0.get('v'), 'question_rule'), 'shown', s0.get('q'))):
+            w(str(call(s0.get('rt'), attr(s0.get('v'), 'question_rule'), 'shown', s0.get('q'))))
+            w('\n\n')
+            w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.check'))))
+            w('\n')
+            values42 = call(s0.get('rt_list'), attr(s0.get('v'), 'question_rule'), 'checklist', s0.get('q'))
+            for i43, v44 in enumerate(values42):
+                s41 = Scope(s0)
+                s41.vars['line'] = v44
+                w(str(call(s41.get('t'), 'reply.checklist.bullet')))
+                w(' ')
+                w(str(s41.get('line')))
+                w('\n')
+            w('\n')
+        w(str(call(s0.get('rt'), attr(s0.get('v'), 'question_rule'), 'explanation', s0.get('q'))))
         w('\n')
-        values42 = attr(s0.get('v'), 'question')
-        for i43, v44 in enumerate(values42):
-            s41 = Scope(s0)
-            s41.vars['item'] = v44
-            w(str(call(s41.get('t'), 'reply.checklist.bullet')))
+        values46 = attr(s0.get('v'), 'question')
+        for i47, v48 in enumerate(values46):
+            s45 = Scope(s0)
+            s45.vars['item'] = v48
+            w(str(call(s45.get('t'), 'reply.checklist.bullet')))
             w(' ')
-            w(str(call(s41.get('t'), concat(('reply.ask.', s41.get('item'), )))))
+            w(str(call(s45.get('t'), concat(('reply.ask.', s45.get('item'), )))))
             w('\n')
     elif (attr(s0.get('v'), 'kind') == 'clean'):
         w(str(call(s0.get('t'), 'reply.clean.body')))
@@ -156,12 +171,12 @@ def render(context):
             w('\n')
             w(str(call(s0.get('t'), ('reply.checklist.intro' if (f_length(attr(s0.get('v'), 'steps')) > 1) else 'reply.checklist.intro_one'))))
             w('\n')
-            values46 = list(attr(s0.get('v'), 'steps'))
-            for i47, v48 in enumerate(values46):
-                s45 = Scope(s0)
-                s45.vars['s'] = v48
-                s45.vars["loop"] = Loop(i47, len(values46))
-                w(str(call(s45.get('rule_block'), s45.get('s'), attr(s45.get('loop'), 'first'))))
+            values50 = list(attr(s0.get('v'), 'steps'))
+            for i51, v52 in enumerate(values50):
+                s49 = Scope(s0)
+                s49.vars['s'] = v52
+                s49.vars["loop"] = Loop(i51, len(values50))
+                w(str(call(s49.get('rule_block'), s49.get('s'), attr(s49.get('loop'), 'first'))))
                 w('\n')
             if (f_length(attr(s0.get('v'), 'steps')) > 1):
                 w(str(call(s0.get('t'), 'reply.checklist.next_hint')))
@@ -175,27 +190,27 @@ def render(context):
             w('\n')
             w(str(call(s0.get('b'), call(s0.get('t'), 'reply.section.also'))))
             w('\n')
-            values50 = attr(s0.get('v'), 'extra')
-            for i51, v52 in enumerate(values50):
-                s49 = Scope(s0)
-                s49.vars['s'] = v52
-                w(str(call(s49.get('t'), 'reply.checklist.bullet')))
+            values54 = attr(s0.get('v'), 'extra')
+            for i55, v56 in enumerate(values54):
+                s53 = Scope(s0)
+                s53.vars['s'] = v56
+                w(str(call(s53.get('t'), 'reply.checklist.bullet')))
                 w(' ')
-                w(str(call(s49.get('action'), attr(s49.get('s'), 'rule_id'), attr(s49.get('s'), 'params'))))
+                w(str(call(s53.get('action'), attr(s53.get('s'), 'rule_id'), attr(s53.get('s'), 'params'))))
                 w(' · ')
-                w(str(call(s49.get('t'), concat(('reply.applicability.', attr(s49.get('s'), 'applicability'), )))))
+                w(str(call(s53.get('t'), concat(('reply.applicability.', attr(s53.get('s'), 'applicability'), )))))
                 w('\n')
         if attr(s0.get('v'), 'question'):
             w('\n')
             w(str(call(s0.get('t'), 'reply.question.also')))
             w('\n')
-            values54 = attr(s0.get('v'), 'question')
-            for i55, v56 in enumerate(values54):
-                s53 = Scope(s0)
-                s53.vars['item'] = v56
-                w(str(call(s53.get('t'), 'reply.checklist.bullet')))
+            values58 = attr(s0.get('v'), 'question')
+            for i59, v60 in enumerate(values58):
+                s57 = Scope(s0)
+                s57.vars['item'] = v60
+                w(str(call(s57.get('t'), 'reply.checklist.bullet')))
                 w(' ')
-                w(str(call(s53.get('t'), concat(('reply.ask.', s53.get('item'), )))))
+                w(str(call(s57.get('t'), concat(('reply.ask.', s57.get('item'), )))))
                 w('\n')
     if attr(s0.get('v'), 'regression'):
         w('\n🔄 ')
@@ -209,17 +224,17 @@ def render(context):
         w('\n')
     if attr(s0.get('v'), 'notes'):
         w('\n')
-        values58 = attr(s0.get('v'), 'notes')
-        for i59, v60 in enumerate(values58):
-            s57 = Scope(s0)
-            (s57.vars['id'], s57.vars['params'], ) = v60
+        values62 = attr(s0.get('v'), 'notes')
+        for i63, v64 in enumerate(values62):
+            s61 = Scope(s0)
+            (s61.vars['id'], s61.vars['params'], ) = v64
             w('ℹ️ ')
-            w(str((call(s57.get('t'), concat(('reply.note.', s57.get('id'), )), **s57.get('params')) if call(s57.get('can'), concat(('reply.note.', s57.get('id'), )), s57.get('params')) else call(s57.get('t'), 'reply.note.generic'))))
+            w(str((call(s61.get('t'), concat(('reply.note.', s61.get('id'), )), **s61.get('params')) if call(s61.get('can'), concat(('reply.note.', s61.get('id'), )), s61.get('params')) else call(s61.get('t'), 'reply.note.generic'))))
             w('\n')
     return "".join(out)
 
 
-SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process_host" if o.host else "reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label_host" if o.host else "reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n{{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% for line in details(s.rule_id, s.params, s.merged) %}{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.group == "gc" %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and (v.kind != "verdict" or v.verdict_shape.evidence) %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{% set src = t("reply.evidence.message", number=e.message) if e.message else e.source %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=src, line=e.line) if e.line else t("reply.evidence.at_source", source=src)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "verdict" %}\n{% set f = v.verdict %}\n{% set shape = v.verdict_shape %}\n{% for field in shape.before %}\n{{ rt(f.rule_id, field, v.verdict_params) or "" }}\n{% endfor %}\n{% if f.params[shape.quote] %}\n{{ code(f.params[shape.quote], shape.quote_lang) }}\n{% endif %}\n{% for field in shape.after %}\n{{ rt(f.rule_id, field, v.verdict_params) }}\n{% endfor %}\n{% for extra in variants(f.rule_id, f.params) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list(f.rule_id, "fix", v.verdict_params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% if v.steps %}\n\n{{ b(t("reply.section.fix")) }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% elif v.kind == "question" %}\n{{ rt(v.question_rule, "explanation") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label" if v.has_oom or v.has_config else "reply.checklist.next_label_other") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt(v.regression.rule_id, "explanation") }}\n{{ rt(v.regression.rule_id, "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
+SOURCE = '{#- The body of the reply: evidence, then the checklist (or the question, or the non-OOM error). -#}\n{% macro oom_line(o) -%}\n{%- set parts = [] -%}\n{%- if o.tried %}{% set _ = parts.append(t("reply.oom.tried", tried=o.tried)) %}{% endif -%}\n{%- if o.free and o.total %}{% set _ = parts.append(t("reply.oom.free_of_total", free=o.free, total=o.total)) -%}\n{%- elif o.total %}{% set _ = parts.append(t("reply.oom.total", total=o.total)) -%}\n{%- elif o.free %}{% set _ = parts.append(t("reply.oom.free", free=o.free)) %}{% endif -%}\n{%- if o.process %}{% set _ = parts.append(t("reply.oom.process_host" if o.host else "reply.oom.process", process=o.process)) %}{% endif -%}\n{%- if o.others %}{% set _ = parts.append(t("reply.oom.others", others=o.others)) %}{% endif -%}\n{{ t("reply.oom.label_host" if o.host else "reply.oom.label") }}{{ t("reply.sep") }}{{ parts | join(t("reply.oom.joiner")) }}\n{%- endmacro %}\n{% macro rule_block(s, full) -%}\n{%- set act = action(s.rule_id, s.params) -%}\n{{ b(t("reply.checklist.item", number=s.number, action=trusted(act))) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% if full %}\n{% for line in details(s.rule_id, s.params, s.merged) %}{{ line }}\n{% endfor %}\n{{ rt(s.rule_id, "explanation") }}\n{% for line in rt_list(s.rule_id, "fix", s.params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{{ t("reply.checklist.where") }}{{ t("reply.sep") }}{{ rt(s.rule_id, "ui_path", s.params) }}\n{% if s.group == "gc" %}\n{{ t("reply.gc.retry_first") }}\n{% endif %}\n{% endif %}\n{%- endmacro %}\n{% if (v.evidence or v.oom) and (v.kind != "verdict" or v.verdict_shape.evidence) %}\n{{ b(t("reply.section.evidence")) }}\n{% if v.oom %}\n{{ t("reply.checklist.bullet") }} {{ oom_line(v.oom) }}\n{% endif %}\n{% for e in v.evidence %}\n{% set src = t("reply.evidence.message", number=e.message) if e.message else e.source %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.evidence.user") if e.source == "user" else (t("reply.evidence.at_line", source=src, line=e.line) if e.line else t("reply.evidence.at_source", source=src)) }}{{ t("reply.sep") }}{{ ic(e.text) }}\n{% endfor %}\n\n{% endif %}\n{% if v.kind == "verdict" %}\n{% set f = v.verdict %}\n{% set shape = v.verdict_shape %}\n{% for field in shape.before %}\n{{ rt(f.rule_id, field, v.verdict_params) or "" }}\n{% endfor %}\n{% if f.params[shape.quote] %}\n{{ code(f.params[shape.quote], shape.quote_lang) }}\n{% endif %}\n{% for field in shape.after %}\n{{ rt(f.rule_id, field, v.verdict_params) }}\n{% endfor %}\n{% for extra in variants(f.rule_id, f.params) %}{{ extra }}\n{% endfor %}\n{% for line in rt_list(f.rule_id, "fix", v.verdict_params) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n{% if v.steps %}\n\n{{ b(t("reply.section.fix")) }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% elif v.kind == "question" %}\n{% set q = v.question_params %}\n{% if v.has_oom and rt(v.question_rule, "shown", q) %}\n{{ rt(v.question_rule, "shown", q) }}\n\n{{ b(t("reply.section.check")) }}\n{% for line in rt_list(v.question_rule, "checklist", q) %}\n{{ t("reply.checklist.bullet") }} {{ line }}\n{% endfor %}\n\n{% endif %}\n{{ rt(v.question_rule, "explanation", q) }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% elif v.kind == "clean" %}\n{{ t("reply.clean.body") }}\n{% else %}\n{% if v.steps %}\n{{ b(t("reply.section.fix")) }}\n{{ t("reply.checklist.intro" if v.steps | length > 1 else "reply.checklist.intro_one") }}\n{% for s in v.steps %}\n{{ rule_block(s, loop.first) }}\n{% endfor %}\n{% if v.steps | length > 1 %}\n{{ t("reply.checklist.next_hint") }}\n{% else %}\n{{ t("reply.checklist.next_label" if v.has_oom or v.has_config else "reply.checklist.next_label_other") }}{{ t("reply.sep") }}{{ rt(v.steps[0].rule_id, "next", v.steps[0].params) }}\n{% endif %}\n{% endif %}\n{% if v.extra %}\n\n{{ b(t("reply.section.also")) }}\n{% for s in v.extra %}\n{{ t("reply.checklist.bullet") }} {{ action(s.rule_id, s.params) }} · {{ t("reply.applicability." ~ s.applicability) }}\n{% endfor %}\n{% endif %}\n{% if v.question %}\n\n{{ t("reply.question.also") }}\n{% for item in v.question %}\n{{ t("reply.checklist.bullet") }} {{ t("reply.ask." ~ item) }}\n{% endfor %}\n{% endif %}\n{% endif %}\n{% if v.regression %}\n\n🔄 {{ rt(v.regression.rule_id, "explanation") }}\n{{ rt(v.regression.rule_id, "fix") }}\n{% endif %}\n{% if v.gc_involved and v.kind == "diagnosis" %}\n\n💡 {{ t("reply.gc.oneliner") }}\n{% endif %}\n{% if v.notes %}\n\n{% for id, params in v.notes %}\nℹ️ {{ t("reply.note." ~ id, **params) if can("reply.note." ~ id, params) else t("reply.note.generic") }}\n{% endfor %}\n{% endif %}\n'
 OPTIONS = {'autoescape': False, 'trim_blocks': True, 'lstrip_blocks': True, 'keep_trailing_newline': False}
 TRANSLATOR = 1
 
