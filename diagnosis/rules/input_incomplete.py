@@ -40,5 +40,6 @@ SPEC = RuleSpec(
     reads=("has_config", "has_log", "log_cut", "fatal", "vram_source", "says_oom"),
     rank=95,
     check=check_input_incomplete,
+    params=frozenset({"missing"}),
     role=Role.QUESTION,
 )

@@ -24,6 +24,7 @@ SPEC = RuleSpec(
     reads=("not_oom_kind", "not_oom_headline"),
     rank=0,
     check=check_not_oom,
+    params=frozenset({"kind", "headline"}),
     oom_checklist=False,
     role=Role.VERDICT,
     placement=Placement(first=10),

@@ -58,6 +58,7 @@ SPEC = RuleSpec(
     reads=("said",),
     rank=85,
     check=check_regression,
+    params=frozenset({"quote"}),
     standalone=False,
     words=WORDS,
 )
