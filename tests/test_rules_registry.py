@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 import diagnosis.rules as rules
-from diagnosis import diagnose
+from diagnosis import diagnose, record
+from diagnosis.facts_model import Facts
 from diagnosis.models import Finding
 from diagnosis.rules import RULE_IDS, catalogue, discover, run_rules, spec
 from tests.conftest import CORPUS, EXAMPLES
+from tests.rules.helpers import check
 
 _MODULE = """
 from diagnosis.models import Applicability, Severity
@@ -116,3 +118,45 @@ def test_a_verdict_quotes_a_param_its_rule_declares() -> None:
     for rule in catalogue():
         if rule.verdict is not None:
             assert rule.verdict.quote in rule.params, rule.id
+
+
+def test_the_rule_modules_are_the_ones_pkgutil_lists() -> None:
+    # The registry lists the package folder itself (pkgutil would import inspect at every start-up).
+    listed = sorted(info.name for info in pkgutil.iter_modules(rules.__path__))
+    assert rules.module_names(rules) == listed
+    assert {"base", "gc_off", "preview_heavy"} <= set(listed)
+
+
+def test_catalogue_has_every_rule_once() -> None:
+    assert len(set(RULE_IDS)) == len(RULE_IDS)
+    fields = {field.name for field in record.fields(Facts)}
+    for rule in catalogue():
+        # `reads` is published in the catalogue: every name must be a field the rule can read.
+        assert rule.reads and set(rule.reads) <= fields, (rule.id, set(rule.reads) - fields)
+
+
+@pytest.mark.parametrize("rule_id", RULE_IDS)
+def test_every_rule_is_quiet_on_an_empty_case(rule_id: str) -> None:
+    found = check(rule_id, Facts(vram_gib=24.0, vram_source="user"))
+    if rule_id == "input_incomplete":
+        assert found.params == {"missing": ["config", "log"]}
+    else:
+        assert found is None
+
+
+RULE_TESTS = Path(__file__).resolve().parent / "rules"
+
+
+def test_every_rule_has_its_test_file_and_every_test_file_names_a_rule() -> None:
+    # The suite mirrors the rules: tests/rules/test_<rule_id>.py for each module of diagnosis/rules/.
+    named = {p.stem.removeprefix("test_") for p in RULE_TESTS.glob("test_*.py")}
+    assert sorted(set(RULE_IDS) - named) == [], "rules without tests/rules/test_<rule_id>.py"
+    assert sorted(named - set(RULE_IDS)) == [], "test files in tests/rules/ named after no rule"
+
+
+@pytest.mark.parametrize("rule_id", RULE_IDS)
+def test_a_rules_test_file_checks_that_rule(rule_id: str) -> None:
+    path = RULE_TESTS / f"test_{rule_id}.py"
+    assert path.is_file(), path
+    text = path.read_text(encoding="utf-8")
+    assert f'"{rule_id}"' in text and "\ndef test_" in text, path
