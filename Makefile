@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 DEMO_STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint unit bench fuzz bot precompile clean
+.PHONY: demo test test-fast lint unit bench fuzz bot precompile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ lint: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+## make test-fast: the suite alone (no lint), on every core; `loadgroup` keeps an xdist_group on one
+## worker, so a module that builds something once (the packaging wheel) builds it once
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 ## make bench: speed and memory figures, as ratios against baselines measured in the same run
 bench: $(STAMP)

@@ -11,7 +11,7 @@ import yaml
 
 from diagnosis.models import Applicability, Phase
 from diagnosis.render.catalogue import catalogue, placeholders
-from diagnosis.rules import RULE_IDS
+from diagnosis.rules import RULE_IDS, spec
 from locales import LOCALES_DIR as LOCALES_FOLDER
 
 MINE = ("rules", "reply", "cli")
@@ -19,58 +19,6 @@ RULE_FIELDS = ("title", "cause", "action", "explanation", "fix", "ui_path", "nex
 LOCALES_DIR = Path(LOCALES_FOLDER)
 TEMPLATES = LOCALES_DIR / "_shared" / "templates"
 
-# The params each rule provides (the brief's "Finding params"): a placeholder outside this list is a typo.
-RULE_PARAMS: dict[str, set[str]] = {
-    "gc_off": set(),
-    "risky_family_gc_off": {"family", "family_label"},
-    "batch_too_large": {
-        "batch_size",
-        "new_batch_size",
-        "new_accumulation",
-        "effective_batch",
-        # a legacy gradient_accumulation_steps > 1 is converted, and the steps with it (A6)
-        "legacy_accumulation",
-        "steps",
-        "new_steps",
-    },
-    # paths_off (A1): the UI names of the low-memory options the config still has off, for the "next" line
-    "bucket_too_large": {"max_bucket", "limit", "new_buckets", "paths_off"},
-    "preview_heavy": {
-        "width",
-        "height",
-        "steps",
-        "prompts",
-        "every",
-        "frames",
-        "new_width",
-        "new_height",
-        "new_steps",
-        "new_frames",  # A8: a video preview renders fewer frames
-        "paths_off",
-    },
-    "no_quantize_big_model": {"family_label", "params_b", "qtype", "paths_off"},
-    "no_low_vram": {"family_label", "paths_off"},
-    "text_encoder_not_unloaded_or_cached": {"te_name", "can_unload", "paths_off"},
-    "video_frames_heavy": {"frames", "new_frames", "paths_off"},
-    "dtype_fp32": {"dtype", "paths_off"},
-    "latents_not_cached": set(),
-    "train_text_encoder_on": set(),
-    "optimizer_full_precision_states": {"optimizer"},
-    "high_rank": {"rank", "new_rank"},
-    "other_process_on_gpu": {"others_gib", "pids", "reason", "paths_off"},
-    "wrong_gpu": {"reason", "ran_on"},
-    "vram_spill_to_shared_memory": {"signs", "vram"},
-    "fragmentation": {"reserved_gib", "tried_gib"},
-    "system_ram_oom": {"signal", "layer_offloading"},
-    "windows_pagefile": set(),
-    "gpu_too_small_for_model": {"family_label", "vram_gib", "needed_gib"},
-    "shm_too_small": set(),
-    "regression_after_update": {"quote"},
-    "not_oom": {"detail", "ratio", "code", "at", "kind", "headline"},
-    "input_incomplete": {"missing"},
-    "yaml_invalid": {"line", "column", "problem", "line_text", "tab"},
-    "secret_in_input": {"kinds", "count"},
-}
 NOTE_PARAMS = {
     "input_truncated": {"limit_mib"},
     "vram_assumed": {"gib"},
@@ -136,10 +84,28 @@ def test_every_rule_has_every_text_in_both_languages(rule_id: str) -> None:
 
 @pytest.mark.parametrize("rule_id", RULE_IDS)
 def test_rule_placeholders_are_params_the_rule_provides(rule_id: str) -> None:
+    # The rule's spec lists its params (a placeholder outside them is a typo, and would leave the
+    # sentence unsaid): a new rule needs no list here.
     for key, entry in _mine("en").items():
         if key.startswith(f"rules.{rule_id}."):
             for text in _texts(entry):
-                assert placeholders(text) <= RULE_PARAMS[rule_id], key
+                assert placeholders(text) <= spec(rule_id).params, key
+
+
+@pytest.mark.parametrize("rule_id", RULE_IDS)
+def test_rule_situations_and_variants_are_chosen_by_params_the_rule_provides(rule_id: str) -> None:
+    # `when_<flag>` / `when_<param>_<value>` and `variant.<param>.<value>` are picked by a param's
+    # name: one the rule never sets leaves the text unreachable.
+    params = spec(rule_id).params
+    for key in _mine("en"):
+        parts = key.split(".")
+        if parts[:2] != ["rules", rule_id] or len(parts) < 4:
+            continue
+        if parts[2] == "variant":
+            assert parts[3] in params, key
+        elif parts[2].startswith("when_"):
+            situation = parts[2].removeprefix("when_")
+            assert any(situation == p or situation.startswith(f"{p}_") for p in params), key
 
 
 def test_every_rule_in_the_catalogue_exists() -> None:

@@ -30,7 +30,9 @@ from benchmarks.run import NOT_SOURCES
 from tests.conftest import EXAMPLES, ROOT
 from tests.test_deploy import DOCKERFILE, parse_dockerfile
 
-pytestmark = pytest.mark.slow
+# One worker runs the whole module under xdist: its build and virtualenv are made once per worker that
+# runs any of its tests, and they are the slowest part of the suite.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
 
 CONFIG = EXAMPLES / "flux_lora_24gb_gc_off.yaml"
 LOG = EXAMPLES / "flux_lora_24gb_oom.log"

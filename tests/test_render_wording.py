@@ -4,8 +4,6 @@ between words."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from diagnosis.facts_model import Facts
@@ -15,69 +13,12 @@ from diagnosis.render.catalogue import catalogue, placeholders
 from diagnosis.render.view import shorten, usable_params
 from diagnosis.rules import RULE_IDS
 from tests.golden.cases import ADV, CHG, ERR, MEM, WARN, cuda_oom, ev, finding, log_facts
-
-LANGS = ("en", "ja")
-
-
-def everything(reply: DiscordReply) -> str:
-    parts = [reply.content] + [str(e.get(k, "")) for e in reply.embeds for k in ("title", "description")]
-    return "\n".join(parts)
-
-
-def oom_facts(**kw: object) -> Facts:
-    return Facts(has_oom=True, **kw)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize("lang", LANGS)
-def test_unknown_preview_numbers_fall_back_to_a_plain_action(lang: str) -> None:
-    f = finding(
-        "preview_heavy",
-        ERR,
-        MEM,
-        [ev(None, "stuck at generating baseline samples", "user")],
-        width=None,
-        height=None,
-        steps=None,
-        prompts=0,
-        every=None,
-        new_width=None,
-        new_height=None,
-        new_steps=None,
-    )
-    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
-    assert "None" not in text
-    assert "0 prompt" not in text
-    assert message("rules.preview_heavy.action_plain", lang) in text
-
-
-@pytest.mark.parametrize("lang", LANGS)
-def test_zero_gib_held_by_others_is_not_quoted(lang: str) -> None:
-    f = finding("other_process_on_gpu", ERR, ADV, others_gib=0.0, pids="", reason="user_says")
-    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
-    assert not re.search(r"\b0 GiB", text)
-    assert message("rules.other_process_on_gpu.action_plain", lang) in text
-    assert message("rules.other_process_on_gpu.cause_plain", lang) in text
+from tests.rules.helpers import LANGS, everything, oom_facts
 
 
 def test_usable_params_drops_unknown_values_and_keeps_real_ones() -> None:
     got = usable_params("high_rank", {"rank": 128, "new_rank": None, "flag": False, "name": " "})
     assert got == {"rank": 128, "flag": False}
-
-
-@pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize(
-    ("largest", "limit", "keep", "over"),
-    [(1536, 1024, "512, 768, 1024", True), (1024, 1024, "512, 768", False)],
-)
-def test_bucket_step_names_the_buckets_it_keeps_and_never_contradicts_them(
-    lang: str, largest: int, limit: int, keep: str, over: bool
-) -> None:
-    f = finding("bucket_too_large", ERR, CHG, max_bucket=largest, limit=limit, new_buckets=keep)
-    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
-    assert message("rules.bucket_too_large.action", lang, new_buckets=keep) in text
-    said_limit = message("rules.bucket_too_large.variant.over.true", lang, limit=limit)
-    assert (said_limit in text) is over
-    assert (message("rules.bucket_too_large.variant.over.false", lang) in text) is not over
 
 
 def step_after_the_last_fix(lang: str) -> DiscordReply:
@@ -134,13 +75,6 @@ def test_evidence_in_the_reply_drops_wrapping_backticks() -> None:
     assert "`gradient_checkpointing: false`" in text and "ˋ" not in text
 
 
-def test_a_long_non_oom_error_is_quoted_once() -> None:
-    line = "subprocess.CalledProcessError: Command " + "'-IY:\\\\AI\\\\include', " * 30 + "returned 1."
-    f = finding("not_oom", ERR, ADV, [ev(1, line)], kind="compile_error", headline=line)
-    text = render_cli(Report([f], [], Facts(), "en", True), fmt="markdown")
-    assert text.count("subprocess.CalledProcessError") == 1
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_action_and_cause_with_params_has_a_plain_fallback(lang: str) -> None:
     cat = catalogue(lang)
@@ -165,18 +99,6 @@ def test_a_reply_that_only_asks_still_mentions_the_update(lang: str) -> None:
     text = everything(render_discord(Report([regression, ask], ladder, oom_facts(), lang, False)))
     assert message("reply.ask.config", lang) in text
     assert message("rules.regression_after_update.explanation", lang) in text
-
-
-@pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize(("reserved", "tried", "full"), [(6.5, 2.25, True), (2.92, 5.06, False)])
-def test_fragmentation_never_claims_more_than_the_request_when_it_is_less(
-    lang: str, reserved: float, tried: float, full: bool
-) -> None:
-    f = finding("fragmentation", WARN, ADV, reserved_gib=reserved, tried_gib=tried)
-    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
-    long = message("rules.fragmentation.detail", lang, reserved_gib=reserved, tried_gib=tried)
-    assert (long in text) is full
-    assert (message("rules.fragmentation.detail_short", lang, reserved_gib=reserved) in text) is not full
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -215,20 +137,6 @@ def test_explain_heading_uses_each_language_s_brackets() -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_preview_action_names_only_what_changes(lang: str) -> None:
-    base = {"width": 1536, "height": 1536, "steps": 40, "prompts": 4, "every": 250}
-    size_only = finding("preview_heavy", ERR, MEM, **base, new_width=1024, new_height=1024, new_steps=40)
-    text = everything(render_discord(Report([size_only], [], oom_facts(), lang, False)))
-    assert message("rules.preview_heavy.action_size", lang, new_width=1024, new_height=1024) in text
-    steps_only = finding("preview_heavy", ERR, MEM, **base, new_width=1536, new_height=1536, new_steps=20)
-    text = everything(render_discord(Report([steps_only], [], oom_facts(), lang, False)))
-    assert message("rules.preview_heavy.action_steps", lang, new_steps=20, steps=40) in text
-    both = finding("preview_heavy", ERR, MEM, **base, new_width=1024, new_height=1024, new_steps=20)
-    text = everything(render_discord(Report([both], [], oom_facts(), lang, False)))
-    assert message("rules.preview_heavy.action", lang, new_width=1024, new_height=1024, new_steps=20) in text
-
-
-@pytest.mark.parametrize("lang", LANGS)
 def test_the_gpu_is_asked_for_once(lang: str) -> None:
     ask = finding("input_incomplete", WARN, ADV, missing=["config", "gpu"])
     report = Report([ask], [], oom_facts(), lang, False, notes=[Note("vram_assumed", {"gib": 24})])
@@ -252,13 +160,6 @@ def test_japanese_causes_put_the_subject_first_and_the_card_second() -> None:
     assert message("reply.applicability.memory_only", "ja") == "メモリだけに効く（学習結果は変わらない）"
 
 
-def test_japanese_secret_sentence_names_the_kinds_first() -> None:
-    f = finding("secret_in_input", WARN, MEM, [], kinds="hf_token", count=2)
-    report = Report(findings=[f], ladder=[], facts=Facts(), language="ja", not_oom=False)
-    text = everything(render_discord(report, lang="ja"))
-    assert "Hugging Face のトークンが 2 件見つかりました。この返信には含めていません。" in text
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_pasted_message_is_named_in_the_reply_language_and_a_file_by_its_name(lang: str) -> None:
     gc = finding("gc_off", ERR, MEM, [ev(7, "gradient_checkpointing: false", "message 2")])
@@ -269,10 +170,3 @@ def test_a_pasted_message_is_named_in_the_reply_language_and_a_file_by_its_name(
     assert message("reply.evidence.at_line", lang, source="job.yaml", line=3) in text
     if lang == "ja":
         assert "message 2" not in text
-
-
-@pytest.mark.parametrize(("lang", "joined"), [("en", "512, 768, 1024"), ("ja", "512、768、1024")])
-def test_a_list_param_is_joined_as_the_language_lists_things(lang: str, joined: str) -> None:
-    f = finding("bucket_too_large", ERR, CHG, max_bucket=1536, limit=1024, new_buckets=[512, 768, 1024])
-    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
-    assert message("rules.bucket_too_large.action", lang, new_buckets=joined) in text

@@ -100,6 +100,10 @@ class RuleSpec(NamedTuple):
     reads: tuple[str, ...]  # the Facts fields the rule reads
     rank: int  # base place on the fix ladder (lower first), before the phase reorders it
     check: Callable[[Facts], Finding | None]
+    # Every param a finding of the rule may carry, and those `quotable` adds: what its catalogue texts
+    # may name as placeholders, `when_<param>` and `variant.<param>`. Declared here so that a new rule
+    # needs no list kept elsewhere; the tests hold the findings and the catalogues to it.
+    params: frozenset[str] = frozenset()
     # Suppressed when the input shows an error that is not an out-of-memory.
     oom_checklist: bool = True
     role: Role = Role.CAUSE

@@ -114,6 +114,18 @@ SPEC = RuleSpec(
     ),
     rank=20,
     check=check,
+    params=frozenset(
+        {
+            "batch_size",
+            "new_batch_size",
+            "new_accumulation",
+            "effective_batch",
+            "legacy",
+            "legacy_accumulation",
+            "steps",
+            "new_steps",
+        }
+    ),
     placement=Placement(
         phases={Phase.TRAINING_STEP: 30},
         last_in=all_phases_but(Phase.TRAINING_STEP),

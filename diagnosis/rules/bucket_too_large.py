@@ -96,6 +96,7 @@ SPEC = RuleSpec(
     reads=("buckets", "prose_buckets", "family", "vram_gib", "phase"),
     rank=25,
     check=check,
+    params=frozenset({"max_bucket", "limit", "new_buckets", "within", "over", "then", "paths_off"}),
     placement=Placement(
         phases={Phase.LATENT_CACHING: 10, Phase.TRAINING_STEP: 40},
         last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE, Phase.SAVE),

@@ -38,5 +38,6 @@ SPEC = RuleSpec(
     reads=("dtype", "dtype_explicit", "params_b"),
     rank=38,
     check=check_dtype,
+    params=frozenset({"dtype", "dtype_missing", "then", "paths_off"}),
     placement=Placement(phases={Phase.MODEL_LOAD: 40, Phase.QUANTIZE: 40}),
 )

@@ -53,6 +53,7 @@ SPEC = RuleSpec(
     reads=("fatal", "os"),
     rank=70,
     check=check_fragmentation,
+    params=frozenset({"reserved_gib", "tried_gib", "batch_one"}),
     placement=Placement(
         last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE), ruled_out_by=frozenset({"host"})
     ),

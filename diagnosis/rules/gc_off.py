@@ -35,6 +35,7 @@ SPEC = RuleSpec(
     reads=("gradient_checkpointing", "gc_explicit", "phase", "gpu_oom", "host_oom"),
     rank=10,
     check=check_gc_off,
+    params=frozenset({"batch_one"}),
     placement=Placement(phases={Phase.TRAINING_STEP: 10}, last_in=all_phases_but(Phase.TRAINING_STEP)),
     group="gc",
 )

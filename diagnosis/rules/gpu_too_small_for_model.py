@@ -36,6 +36,7 @@ SPEC = RuleSpec(
     reads=("family", "vram_gib", "vram_source"),
     rank=80,
     check=check_gpu_too_small,
+    params=frozenset({"family_label", "vram_gib", "needed_gib"}),
     # Before every config change: on a card below what the family needs with every low-memory path
     # on, none of those changes can make it fit.
     placement=Placement(first=50, phases={Phase.MODEL_LOAD: 50, Phase.QUANTIZE: 50}),

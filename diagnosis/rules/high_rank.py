@@ -47,6 +47,7 @@ SPEC = RuleSpec(
     reads=("network_rank", "network_alpha", "network_type", "vram_gib"),
     rank=50,
     check=check_rank,
+    params=frozenset({"rank", "new_rank", "batch_one"}),
     placement=Placement(
         last_in=all_phases_but(Phase.TRAINING_STEP, Phase.SAVE),
         ruled_out_by=frozenset({"load", "host"}),

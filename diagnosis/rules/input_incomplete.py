@@ -58,5 +58,6 @@ SPEC = RuleSpec(
     check=check_input_incomplete,
     # Said whatever the input shows: an error that is not an OOM does not make it moot.
     oom_checklist=False,
+    params=frozenset({"missing", "phase"}),
     role=Role.QUESTION,
 )

@@ -51,6 +51,7 @@ SPEC = RuleSpec(
     reads=("low_vram", "family", "params_b", "vram_gib", "phase"),
     rank=40,
     check=check_low_vram,
+    params=frozenset({"family_label", "offload", "offload_advanced", "ui_hidden", "then", "paths_off"}),
     placement=Placement(
         phases={
             Phase.MODEL_LOAD: 20,

@@ -79,6 +79,7 @@ SPEC = RuleSpec(
     reads=("quantize", "qtype", "params_b", "family", "vram_gib", "phase"),
     rank=42,
     check=check_quantize,
+    params=frozenset({"family_label", "params_b", "qtype", "low_bit", "then", "paths_off"}),
     placement=Placement(
         phases={
             Phase.MODEL_LOAD: 10,

@@ -116,6 +116,7 @@ SPEC = RuleSpec(
     ),
     rank=0,
     check=check_not_oom,
+    params=frozenset({"kind", "headline", "detail", "ratio", "code", "at"}),
     oom_checklist=False,
     role=Role.VERDICT,
     placement=Placement(first=10),

@@ -39,6 +39,7 @@ SPEC = RuleSpec(
     reads=("optimizer", "full_finetune", "network_rank", "params_b"),
     rank=52,
     check=check_optimizer,
+    params=frozenset({"optimizer", "optimizer_missing"}),
     placement=Placement(
         last_in=all_phases_but(Phase.DATALOADER, Phase.TRAINING_STEP, Phase.SAVE),
         ruled_out_by=frozenset({"load", "host"}),

@@ -126,6 +126,7 @@ SPEC = RuleSpec(
     reads=("fatal", "other_processes", "said"),
     rank=2,
     check=check_other_process,
+    params=frozenset({"reason", "others_gib", "pids", "tried_closing", "then", "paths_off", "batch_one"}),
     # Whatever the phase, a card already half full is the first thing to rule out.
     placement=Placement(phases=dict.fromkeys(all_phases_but(), 0)),
     words=WORDS,

@@ -183,6 +183,24 @@ SPEC = RuleSpec(
     ),
     rank=30,
     check=check,
+    params=frozenset(
+        {
+            "width",
+            "height",
+            "steps",
+            "prompts",
+            "every",
+            "frames",
+            "new_width",
+            "new_height",
+            "new_steps",
+            "new_frames",
+            "one_prompt",
+            "lever",
+            "then",
+            "paths_off",
+        }
+    ),
     placement=Placement(
         phases={Phase.FIRST_SAMPLE: 10, Phase.SAMPLING: 10},
         last_in=all_phases_but(Phase.FIRST_SAMPLE, Phase.SAMPLING, Phase.TRAINING_STEP),

@@ -63,6 +63,7 @@ SPEC = RuleSpec(
     check=check_regression,
     # Said whatever the input shows: an error that is not an OOM does not make it moot.
     oom_checklist=False,
+    params=frozenset({"quote"}),
     standalone=False,
     words=WORDS,
 )

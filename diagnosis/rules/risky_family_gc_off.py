@@ -54,6 +54,7 @@ SPEC = RuleSpec(
     reads=("gradient_checkpointing", "gc_explicit", "family", "batch_size", "buckets", "control_images"),
     rank=11,
     check=check_risky,
+    params=frozenset({"family", "family_label", "batch_one"}),
     placement=Placement(phases={Phase.TRAINING_STEP: 20}, last_in=all_phases_but(Phase.TRAINING_STEP)),
     group="gc",
 )

@@ -24,6 +24,7 @@ SPEC = RuleSpec(
     reads=("secret_kinds", "secret_count"),
     rank=99,
     check=check_secret,
+    params=frozenset({"kinds", "count"}),
     oom_checklist=False,
     role=Role.NOTICE,
 )

@@ -53,5 +53,6 @@ SPEC = RuleSpec(
     reads=("host_oom", "says_host_killed", "layer_offloading"),
     rank=3,
     check=check_system_ram,
+    params=frozenset({"signal", "layer_offloading", "ram_case"}),
     placement=Placement(first=20),
 )

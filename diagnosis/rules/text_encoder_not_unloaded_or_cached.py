@@ -125,6 +125,17 @@ SPEC = RuleSpec(
     ),
     rank=44,
     check=check_text_encoder,
+    params=frozenset(
+        {
+            "te_name",
+            "cached",
+            "can_unload",
+            "drops_dropout",
+            "te_quantized",
+            "then",
+            "paths_off",
+        }
+    ),
     placement=Placement(phases={Phase.MODEL_LOAD: 30, Phase.QUANTIZE: 30, Phase.TEXT_EMBEDDING_CACHING: 10}),
     words=WORDS,
 )

@@ -47,6 +47,7 @@ SPEC = RuleSpec(
     reads=("num_frames", "max_bucket", "family", "vram_gib"),
     rank=28,
     check=check_video_frames,
+    params=frozenset({"frames", "new_frames", "then", "paths_off"}),
     placement=Placement(
         phases={Phase.LATENT_CACHING: 20, Phase.TRAINING_STEP: 50},
         last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE),

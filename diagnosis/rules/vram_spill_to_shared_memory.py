@@ -52,6 +52,7 @@ SPEC = RuleSpec(
     reads=("os", "step_slowdown", "said", "vram_gib", "vram_source", "has_oom"),
     rank=4,
     check=check_spill,
+    params=frozenset({"signs", "vram"}),
     # A slowdown is not an OOM: this stays beside the verdict that says so.
     oom_checklist=False,
     # Before any change of the config: the crawl hides whether the job fits at all.

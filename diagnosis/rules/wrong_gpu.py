@@ -77,6 +77,7 @@ SPEC = RuleSpec(
     reads=("fatal", "device_index", "prose_device_index", "said"),
     rank=1,
     check=check_wrong_gpu,
+    params=frozenset({"reason", "ran_on"}),
     # Said whatever the input shows: an error that is not an OOM does not make it moot.
     oom_checklist=False,
     # Before any change of the config: on the wrong card, every memory figure is the wrong card's, and

@@ -33,6 +33,7 @@ SPEC = RuleSpec(
     reads=("config_error",),
     rank=0,
     check=check_yaml_invalid,
+    params=frozenset({"line", "column", "problem", "line_text", "tab"}),
     oom_checklist=False,
     role=Role.VERDICT,
     # The line and column help more than the trainer's echo of the error.

@@ -6,10 +6,15 @@ from __future__ import annotations
 import pytest
 
 from diagnosis import diagnose
+from diagnosis.facts_model import Facts
+from diagnosis.models import Report
 from diagnosis.render import render_cli
+from diagnosis.rules import run_rules
+from tests.golden.cases import ADV, ERR, ev, finding
+from tests.rules.helpers import assert_said_in_both_languages, check, facts
 
 
-def finding(text: str, locale: str | None = None) -> dict[str, object]:
+def not_oom_params(text: str, locale: str | None = None) -> dict[str, object]:
     found = [f for f in diagnose([text], locale=locale).findings if f.rule_id == "not_oom"]
     assert found, text
     return dict(found[0].params)
@@ -20,7 +25,7 @@ def test_a_log_that_gets_several_times_slower_is_a_slowdown() -> None:
         f"lora:  {i}%|  | {i * 10}/1000 [00:10<01:00,  {s}s/it, lr: 1e-4 loss: 0.1]"
         for i, s in enumerate([2.0, 2.1, 2.0, 2.2, 9.5, 11.0, 10.4], start=1)
     ]
-    params = finding("\n".join(["Running 1 job", *bars]))
+    params = not_oom_params("\n".join(["Running 1 job", *bars]))
     assert params["kind"] == "slowdown" and float(str(params["ratio"])) >= 3
 
 
@@ -43,20 +48,20 @@ def test_a_log_that_gets_several_times_slower_is_a_slowdown() -> None:
     ],
 )
 def test_symptoms_in_words(text: str, kind: str, extra: dict[str, object]) -> None:
-    params = finding(text)
+    params = not_oom_params(text)
     assert params["kind"] == kind
     assert extra.items() <= params.items()
 
 
 def test_a_log_that_stops_while_quantizing_is_a_stall_there() -> None:
     log = "\n".join(["Running 1 job", "Loading Flux model", "Loading transformer", "Quantizing transformer"])
-    params = finding(log)
+    params = not_oom_params(log)
     assert (params["kind"], params.get("at")) == ("stall", "quantize")
 
 
 def test_a_silent_exit_in_the_log_quotes_its_line_and_code() -> None:
     log = "\n".join(["Running 1 job", "Loading Flux model", "Process exited with code 0"])
-    params = finding(log)
+    params = not_oom_params(log)
     assert params["kind"] == "silent_exit"
 
 
@@ -69,7 +74,7 @@ def test_an_assertion_in_the_quantize_path_is_named() -> None:
             "AssertionError",
         ]
     )
-    params = finding(log)
+    params = not_oom_params(log)
     assert params.get("detail") == "quantize_assertion"
 
 
@@ -122,3 +127,22 @@ def test_the_reply_says_it_is_not_an_oom_and_what_to_do(text: str, lang: str) ->
     assert "python run.py" in reply or "s/it" in reply
     # Asking for more comes last, never first.
     assert not first.startswith(("I need", "何のメモリ"))
+
+
+def test_not_oom_suppresses_the_checklist() -> None:
+    f = facts(gradient_checkpointing=False, gc_explicit=True, not_oom_kind="hf_auth", not_oom_headline="401")
+    ids = [x.rule_id for x in run_rules(f)[0]]
+    assert "not_oom" in ids and "gc_off" not in ids
+    assert check("not_oom", facts()) is None
+
+
+def test_a_long_non_oom_error_is_quoted_once() -> None:
+    line = "subprocess.CalledProcessError: Command " + "'-IY:\\\\AI\\\\include', " * 30 + "returned 1."
+    f = finding("not_oom", ERR, ADV, [ev(1, line)], kind="compile_error", headline=line)
+    text = render_cli(Report([f], [], Facts(), "en", True), fmt="markdown")
+    assert text.count("subprocess.CalledProcessError") == 1
+
+
+def test_not_oom_is_said_in_both_languages() -> None:
+    f = facts(not_oom_kind="hf_auth", not_oom_headline="401 Client Error")
+    assert_said_in_both_languages("not_oom", f)

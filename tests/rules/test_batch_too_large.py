@@ -1,0 +1,111 @@
+"""The rule `batch_too_large` (diagnosis/rules/batch_too_large.py):
+when it fires and when not, its fix, and what the reply says of it in both languages."""
+
+from __future__ import annotations
+
+from diagnosis.models import Phase, Severity
+from tests.rules.helpers import (
+    assert_fix_clears,
+    assert_said_in_both_languages,
+    check,
+    facts,
+    in_step,
+    shipped,
+)
+
+
+def test_batch_keeps_effective_batch_with_accumulation() -> None:
+    f = in_step(facts(batch_size=8))
+    found = check("batch_too_large", f)
+    edits = {e.path: e.value for e in found.edits}
+    assert edits == {("train", "batch_size"): 1, ("train", "gradient_accumulation"): 8}
+    assert found.params["effective_batch"] == 8
+
+
+def test_batch_over_safe_start_without_an_oom_uses_a_divisor() -> None:
+    found = check("batch_too_large", facts(batch_size=6))  # FLUX on 24 GB starts at 4
+    edits = {e.path: e.value for e in found.edits}
+    assert edits == {("train", "batch_size"): 3, ("train", "gradient_accumulation"): 2}
+    assert found.severity == Severity.WARNING
+
+
+def test_batch_moves_the_legacy_accumulation_and_keeps_the_updates() -> None:
+    # Batch 4, legacy accumulation 2, 2000 steps: 8000 images, 1000 updates. Raising the legacy key to
+    # 8 with batch 1 would give 2000 images and 250 updates; the new key takes 8 batches per step, so
+    # 1000 steps give the same 1000 updates on 8000 images.
+    f = in_step(facts(batch_size=4, gradient_accumulation_steps=2, train_steps=2000))
+    f.paths["gradient_accumulation_steps"] = ("train", "gradient_accumulation_steps")
+    f.paths["train_steps"] = ("train", "steps")
+    found = check("batch_too_large", f)
+    edits = {e.path: e.value for e in found.edits}
+    # Never both accumulation keys above 1.
+    assert edits == {
+        ("train", "batch_size"): 1,
+        ("train", "gradient_accumulation_steps"): 1,
+        ("train", "gradient_accumulation"): 8,
+        ("train", "steps"): 1000,
+    }
+    assert found.params["effective_batch"] == 8
+    assert found.params["legacy"] == "with_steps" and found.params["new_steps"] == 1000
+
+
+def test_the_legacy_accumulation_fix_keeps_saves_and_previews_at_the_same_points() -> None:
+    # `save_every` and `sample_every` count the same steps as `steps`: divided alike, where the config
+    # sets them (a default is left alone, and so is a value the division does not change).
+    f = in_step(facts(batch_size=4, gradient_accumulation_steps=2, train_steps=2000, save_every=250))
+    f.sample_every = 100
+    for fact, key in (
+        ("gradient_accumulation_steps", ("train", "gradient_accumulation_steps")),
+        ("train_steps", ("train", "steps")),
+        ("save_every", ("save", "save_every")),
+        ("sample_every", ("sample", "sample_every")),
+    ):
+        f.paths[fact] = key
+    found = check("batch_too_large", f)
+    edits = {e.path: e.value for e in found.edits}
+    assert edits[("train", "steps")] == 1000
+    assert edits[("save", "save_every")] == 125 and edits[("sample", "sample_every")] == 50
+    assert found.params["legacy"] == "with_steps_every"
+    # Not set in the config: not edited, and the reply says only what the fix does.
+    del f.paths["sample_every"], f.paths["save_every"]
+    found = check("batch_too_large", f)
+    assert not {("save", "save_every"), ("sample", "sample_every")} & {e.path for e in found.edits}
+    assert found.params["legacy"] == "with_steps"
+
+
+def test_save_every_is_read_from_the_save_section() -> None:
+    from diagnosis.config.parse import parse_config
+    from diagnosis.facts import build_facts
+    from diagnosis.intake import read_case
+
+    text = "train:\n  batch_size: 4\n  steps: 2000\nsave:\n  save_every: 250\n"
+    intake = read_case([text])
+    docs = [parse_config(p) for p in intake.pieces]
+    f = build_facts(intake, docs, [], 24.0)
+    assert f.save_every == 250 and f.paths["save_every"] == ("save", "save_every")
+
+
+def test_batch_moves_the_legacy_accumulation_and_says_so_without_steps() -> None:
+    f = in_step(facts(batch_size=4, gradient_accumulation_steps=2))
+    edits = {e.path: e.value for e in check("batch_too_large", f).edits}
+    assert edits[("train", "gradient_accumulation_steps")] == 1 and ("train", "steps") not in edits
+    assert check("batch_too_large", f).params["legacy"] == "without_steps"
+
+
+def test_batch_one_is_never_too_large() -> None:
+    assert check("batch_too_large", in_step(facts(batch_size=1))) is None
+
+
+def test_batch_within_safe_start_without_step_oom() -> None:
+    f = facts(batch_size=4, phase=Phase.FIRST_SAMPLE, gpu_oom=True)
+    assert check("batch_too_large", f) is None
+
+
+def test_batch_is_said_in_both_languages() -> None:
+    assert_said_in_both_languages("batch_too_large", in_step(facts(batch_size=8)))
+
+
+def test_batch_fix_lowers_the_batch_and_keeps_the_effective_batch() -> None:
+    text = shipped("train_lora_flux_24gb", ("batch_size: 1", "batch_size: 8"))
+    found = assert_fix_clears("batch_too_large", text)
+    assert found.params["effective_batch"] == 8

@@ -1,0 +1,140 @@
+"""The rule `bucket_too_large` (diagnosis/rules/bucket_too_large.py):
+when it fires and when not, its fix, and what the reply says of it in both languages."""
+
+from __future__ import annotations
+
+import pytest
+
+from diagnosis.facts_model import DatasetFacts, Facts
+from diagnosis.models import Phase, Report, Severity
+from diagnosis.render import message, render_discord
+from diagnosis.render.templating import TARGETS, Wording
+from diagnosis.render.view import usable_params
+from tests.golden.cases import CHG, ERR, finding
+from tests.rules.helpers import (
+    ALL_ON,
+    FLUX,
+    LANGS,
+    QWEN,
+    assert_fix_clears,
+    assert_said_in_both_languages,
+    check,
+    config,
+    everything,
+    facts,
+    found,
+    in_step,
+    oom,
+    oom_facts,
+    shipped,
+    texts,
+)
+
+
+def test_bucket_over_the_class_limit() -> None:
+    found = check("bucket_too_large", facts(buckets=[512, 768, 1024, 1536]))
+    # Checked on the config alone, the preview may still be what fails: the next line names it first.
+    assert found.params == {
+        "max_bucket": 1536,
+        "limit": 1024,
+        "new_buckets": [512, 768, 1024],
+        "then": "preview_paths",
+        "paths_off": ["Show Advanced → low_vram", "Cache Text Embeddings"],
+    }
+    assert [(e.path, e.value) for e in found.edits] == [(("datasets", 0, "resolution"), [512, 768, 1024])]
+
+
+def test_bucket_kontext_limit_is_lower() -> None:
+    f = facts(arch="flux_kontext", name="black-forest-labs/FLUX.1-Kontext-dev")
+    assert check("bucket_too_large", f).params["new_buckets"] == [512, 768]
+
+
+def test_bucket_1024_is_fine_on_24gb_without_an_oom() -> None:
+    assert check("bucket_too_large", facts()) is None
+
+
+def test_bucket_from_the_users_words_without_config() -> None:
+    f = Facts(prose_buckets=[1280, 1536], vram_gib=32.0)
+    found = check("bucket_too_large", f)
+    assert found.params["max_bucket"] == 1536 and not found.edits
+
+
+def test_bucket_fix_is_per_dataset() -> None:
+    f = facts()
+    f.datasets = [DatasetFacts(index=0, resolutions=[1536]), DatasetFacts(index=1, resolutions=[512, 2048])]
+    f.paths["datasets[1].resolution"] = ("datasets", 1, "resolution")
+    f.buckets, f.max_bucket = [512, 1536, 2048], 2048
+    found = check("bucket_too_large", f)
+    # A dataset with only too-large buckets keeps the largest the card holds, not another dataset's 512.
+    assert {e.path: e.value for e in found.edits} == {
+        ("datasets", 0, "resolution"): 1024,
+        ("datasets", 1, "resolution"): [512],
+    }
+    assert found.params["new_buckets"] == [512, 1024]
+
+
+def test_bucket_after_a_step_oom_within_the_limit_is_advice() -> None:
+    # No edit, so no exact buckets to keep in the words either (they would promise an edit).
+    found = check("bucket_too_large", in_step(facts()))
+    assert found.severity == Severity.INFO and found.edits == []
+    assert "new_buckets" not in found.params and found.params["max_bucket"] == 1024
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_after_a_training_step_the_bucket_next_line_leaves_the_preview_out(lang: str) -> None:
+    # Case 105: the baseline preview finished, then a step failed at the 1536 bucket.
+    f = oom(config(*QWEN, **ALL_ON, buckets=[512, 1024, 1536], max_bucket=1536), Phase.TRAINING_STEP)
+    f.datasets = [DatasetFacts(index=0, resolutions=[512, 1024, 1536])]
+    shown = texts("bucket_too_large", f, lang)
+    assert "Sample" not in shown["next"] and "Low VRAM" not in shown["next"], shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_bucket_cause_matches_the_step_when_the_bucket_fits_the_card(lang: str) -> None:
+    # A step OOM at 1024 on a 40 GB card: the step says "it needs the most memory of your buckets";
+    # the headline's cause must not say "too big for this card".
+    f = oom(
+        config(*FLUX, quantize=True, vram_gib=40.0, buckets=[512, 768, 1024], max_bucket=1024),
+        Phase.TRAINING_STEP,
+    )
+    f.datasets = [DatasetFacts(index=0, resolutions=[512, 768, 1024])]
+    w = Wording(lang, TARGETS["text"])
+    finding = found("bucket_too_large", f)
+    cause = str(w.cause("bucket_too_large", usable_params("bucket_too_large", dict(finding.params))))
+    assert "too big" not in cause and "大きすぎる" not in cause, cause
+    f.vram_gib = 16.0  # over the 16 GB class's 768: now it is too big
+    finding = found("bucket_too_large", f)
+    cause = str(w.cause("bucket_too_large", usable_params("bucket_too_large", dict(finding.params))))
+    assert "too big" in cause or "大きすぎる" in cause, cause
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(
+    ("largest", "limit", "keep", "over"),
+    [(1536, 1024, "512, 768, 1024", True), (1024, 1024, "512, 768", False)],
+)
+def test_bucket_step_names_the_buckets_it_keeps_and_never_contradicts_them(
+    lang: str, largest: int, limit: int, keep: str, over: bool
+) -> None:
+    f = finding("bucket_too_large", ERR, CHG, max_bucket=largest, limit=limit, new_buckets=keep)
+    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
+    assert message("rules.bucket_too_large.action", lang, new_buckets=keep) in text
+    said_limit = message("rules.bucket_too_large.variant.over.true", lang, limit=limit)
+    assert (said_limit in text) is over
+    assert (message("rules.bucket_too_large.variant.over.false", lang) in text) is not over
+
+
+@pytest.mark.parametrize(("lang", "joined"), [("en", "512, 768, 1024"), ("ja", "512、768、1024")])
+def test_a_list_param_is_joined_as_the_language_lists_things(lang: str, joined: str) -> None:
+    f = finding("bucket_too_large", ERR, CHG, max_bucket=1536, limit=1024, new_buckets=[512, 768, 1024])
+    text = everything(render_discord(Report([f], [], oom_facts(), lang, False)))
+    assert message("rules.bucket_too_large.action", lang, new_buckets=joined) in text
+
+
+def test_bucket_is_said_in_both_languages() -> None:
+    assert_said_in_both_languages("bucket_too_large", facts(buckets=[512, 768, 1024, 1536]))
+
+
+def test_bucket_fix_keeps_the_buckets_the_card_holds() -> None:
+    # Qwen-Image-Edit's shipped example is written for 32 GB: on 24 GB its 1024 bucket is too large.
+    assert_fix_clears("bucket_too_large", shipped("train_lora_qwen_image_edit_2509_32gb"), vram_gib=24)

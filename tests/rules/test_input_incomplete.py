@@ -1,0 +1,29 @@
+"""The rule `input_incomplete` (diagnosis/rules/input_incomplete.py):
+when it fires and when not, its fix, and what the reply says of it in both languages."""
+
+from __future__ import annotations
+
+from diagnosis.facts_model import Facts
+from tests.rules.helpers import assert_said_in_both_languages, check, facts, gpu_event
+
+
+def test_input_incomplete_asks_for_exactly_what_is_missing() -> None:
+    f = Facts(has_log=True, has_oom=True, gpu_oom=True, fatal=gpu_event(), vram_source="oom_message")
+    assert check("input_incomplete", f).params == {"missing": ["config"]}
+    nothing = Facts(vram_source="assumed")
+    assert check("input_incomplete", nothing).params == {"missing": ["config", "log", "gpu"]}
+
+
+def test_input_incomplete_when_the_job_lacks_its_model_section() -> None:
+    # The config was pasted but stops before `model:`: ask for the rest, not for "the config" again.
+    f = facts(arch=None, vram_source="gpu_name")
+    assert check("input_incomplete", f).params == {"missing": ["config_rest"]}
+
+
+def test_input_complete() -> None:
+    f = facts(has_log=True, fatal=gpu_event())
+    assert check("input_incomplete", f) is None
+
+
+def test_input_incomplete_is_said_in_both_languages() -> None:
+    assert_said_in_both_languages("input_incomplete", Facts(vram_source="assumed"))

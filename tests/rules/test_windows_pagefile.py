@@ -1,0 +1,16 @@
+"""The rule `windows_pagefile` (diagnosis/rules/windows_pagefile.py):
+when it fires and when not, its fix, and what the reply says of it in both languages."""
+
+from __future__ import annotations
+
+from diagnosis.models import OomKind
+from tests.rules.helpers import assert_said_in_both_languages, check, host
+
+
+def test_windows_pagefile() -> None:
+    assert check("windows_pagefile", host(OomKind.WINDOWS_PAGEFILE, "os error 1455")) is not None
+    assert check("windows_pagefile", host(OomKind.HOST_KILLED)) is None
+
+
+def test_windows_pagefile_is_said_in_both_languages() -> None:
+    assert_said_in_both_languages("windows_pagefile", host(OomKind.WINDOWS_PAGEFILE, "os error 1455"))
