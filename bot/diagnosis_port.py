@@ -87,9 +87,10 @@ def kinds_of_report(report: Report) -> InputKinds:
 
 
 def is_real_case(report: Report) -> bool:
-    """Auto mode answers a config or a log, never chat: the engine must have found one of them."""
+    """Auto mode answers a config, a log, or a training problem told in words, never chat: the engine
+    must have found one of them."""
     if report.config is None and report.log is None:
-        return False
+        return report.facts.reports_problem
     if report.log is not None and (report.log.events or report.log.non_oom_error or report.log.has_traceback):
         return True
     if report.config is not None and (report.config.ok or report.config.error is not None):

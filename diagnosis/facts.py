@@ -799,6 +799,11 @@ def _read_stated(hints: ProseHints, facts: Facts) -> None:
     if facts.os is None and hints.os is not None:
         facts.os, facts.os_source = hints.os, "user_words"
         facts.evidence["os"] = user_evidence(hints.os_quote or "")
+    if hints.report_problem is not None and (
+        hints.report_context is not None or hints.family_words is not None or hints.gpu_number is not None
+    ):
+        facts.reports_problem = True
+        facts.evidence["user_report"] = user_evidence(hints.report_problem)
     if hints.system_ram_gib:
         facts.system_ram_gib = hints.system_ram_gib
         facts.evidence["system_ram"] = user_evidence(hints.system_ram_quote or "")

@@ -108,6 +108,9 @@ class Facts(Record):
     os_source: str | None = None
     system_ram_gib: float | None = None  # the host's RAM, as the user states it
     swap_gib: float | None = None  # swap or the Windows page file, as the user states it
+    # The user's words describe a training problem (a problem word and the trainer's world, or a
+    # problem and a model or card they name): auto mode answers such a post with no config or log.
+    reports_problem: bool = False
 
     # --- symptoms the log shows besides an OOM (issue #16); see LogFacts for their exact meaning
     step_time_first_s: float | None = None  # training bar, seconds per step

@@ -46,6 +46,8 @@ class _Patterns(NamedTuple):
     system_ram: tuple[re.Pattern[str], ...]
     swap: tuple[re.Pattern[str], ...]
     os: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
+    report_problem: tuple[re.Pattern[str], ...]
+    report_context: tuple[re.Pattern[str], ...]
 
 
 # Characters that IGNORECASE matches with an ASCII letter although str.lower() does not give that
@@ -141,6 +143,8 @@ def _patterns() -> _Patterns:
         system_ram=_compile(raw["system_ram"]),
         swap=_compile(raw["swap"]),
         os=tuple((name, _compile(patterns)) for name, patterns in raw["os"].items()),
+        report_problem=_compile(raw["report_problem"]),
+        report_context=_compile(raw["report_context"]),
     )
 
 
@@ -163,7 +167,7 @@ def _index() -> _Index:
     groups = [p.says_oom, p.host_killed, p.vram_words, p.device_group, p.buckets_group, p.gc_words]
     groups += [patterns for _, patterns in p.said]
     groups += [patterns for _, patterns in p.phase]
-    groups += [p.gpu_words, p.system_ram, p.swap]
+    groups += [p.gpu_words, p.system_ram, p.swap, p.report_problem, p.report_context]
     groups += [patterns for _, patterns in p.os]
     needs = {id(pattern): _needs(pattern) for group in groups for pattern in group}
     groups_of: dict[str, list[tuple[int, int]]] = {}
@@ -206,6 +210,9 @@ class ProseHints(Record):
     os: str | None = None  # "windows", "wsl", "linux", "macos"
     os_quote: str | None = None
     family_words: str | None = None  # the words that name the model ("FLUX.1-dev")
+    # A problem and the trainer's world, both named: the words are a request for help.
+    report_problem: str | None = None
+    report_context: str | None = None
     family_quote: str | None = None
 
 
@@ -330,6 +337,9 @@ def read_prose(text: str) -> ProseHints:
         if quote is not None:
             hints.os, hints.os_quote = name, quote
             break
+    hints.report_problem = _first(prose, pats.report_problem)
+    if hints.report_problem is not None:
+        hints.report_context = _first(prose, pats.report_context)
     for line in lines:
         named = family_from_words(line)
         if named is not None:

@@ -9,6 +9,6 @@ INDEX = {
     '4867:558a2f91': 'locales_en_bot',
     '49348:6a7ce006': 'locales_en_rules',
     '5319:d6683de3': 'locales_ja_reply',
-    '6983:53a43a54': 'diagnosis_data_prose',
     '7161:f04ad89d': 'locales_en_reply',
+    '7961:6dd88e2c': 'diagnosis_data_prose',
 }

@@ -223,3 +223,15 @@ async def test_s2_a_log_over_the_cap_is_read_from_its_end(fake: FakeDiscord, bot
     note = fake.text_of(await one_reply(fake, skipped))
     assert "Skipped big.log" in note
     assert not [r for r in fake.calls("cdn") if r.path.endswith("big.log")], "never downloaded"
+
+
+async def test_s1_a_problem_told_in_words_gets_a_reply_and_chat_none(fake: FakeDiscord, bot: Bots) -> None:
+    # Issue #16: no config, no log, a sentence about the run. The reply says what it can, then asks.
+    chat = await fake.user_sends(fake.bob, fake.help_channel, "what sampler do you use for previews?")
+    words = await fake.user_sends(
+        fake.alice, fake.help_channel, "Training z-image lora, always stuck at Step 0 of 3000, no error"
+    )
+    reply = await one_reply(fake, words)
+    text = fake.text_of(reply)
+    assert "not an out-of-memory error" in text and "python run.py" in text
+    assert fake.replies_to(int(chat["id"])) == []
