@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from diagnosis import diagnose, render
-from diagnosis.models import Report
+from diagnosis.report import Report
 from diagnosis.rules import RULE_IDS, Role, role
 from diagnosis.scrub import scrub
 

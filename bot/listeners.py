@@ -23,7 +23,7 @@ from bot.triggers import (
     mentions_bot,
     within_edit_window,
 )
-from diagnosis.models import Report
+from diagnosis.report import Report
 
 log = logging.getLogger("oomcheck.bot")
 

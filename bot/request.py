@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from bot.inputs import Gathered
 from bot.send import Outgoing
 from bot.views import ReplyButtons
-from diagnosis.models import Report
+from diagnosis.report import Report
 
 
 @dataclass(frozen=True)

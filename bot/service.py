@@ -40,7 +40,7 @@ from bot.settings import BotSettings
 from bot.store import Answer, Case, GuildSettings, Store
 from bot.triggers import AutoScope
 from bot.views import ButtonLabels, LanguageChoice, ReplyButtons
-from diagnosis.models import Report
+from diagnosis.report import Report
 
 log = logging.getLogger("oomcheck.bot")
 T = TypeVar("T")

@@ -4,6 +4,6 @@
 """
 
 from diagnosis.engine import diagnose
-from diagnosis.models import Report
+from diagnosis.report import Report
 
 __all__ = ["Report", "diagnose"]

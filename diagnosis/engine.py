@@ -23,17 +23,10 @@ from diagnosis.facts_prose import read_prose
 from diagnosis.intake import read_case
 from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
 from diagnosis.limits import DEFAULT_LIMITS, Limits
+from diagnosis.logger import get_logger
 from diagnosis.logreader import read_log
-from diagnosis.logs import get_logger
-from diagnosis.models import (
-    ConfigDoc,
-    Finding,
-    Intake,
-    LogFacts,
-    Note,
-    PieceKind,
-    Report,
-)
+from diagnosis.models import ConfigDoc, Finding, Intake, LogFacts, Note, PieceKind
+from diagnosis.report import Report
 from diagnosis.rules import Role, ends_checklist, run_rules, spec, spec_of, with_role
 from locales import DEFAULT_LANGUAGE, known_language
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis.models import ConfigEdit, Finding, Report, format_path
+from diagnosis.models import ConfigEdit, Finding, format_path
+from diagnosis.report import Report
 
 _GIB = 1024**3
 

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from diagnosis.jsondoc import report_to_dict
-from diagnosis.models import Report
+from diagnosis.report import Report
 
 
 class EvidenceOut(BaseModel):

@@ -23,7 +23,7 @@ from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, unedita
 from diagnosis.config.parse import holding, parse_config, same_data, yaml_holding
 from diagnosis.facts_model import Facts
 from diagnosis.limits import DEFAULT_LIMITS, Limits
-from diagnosis.logs import get_logger
+from diagnosis.logger import get_logger
 from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity, with_text
 from diagnosis.record import replace
 from diagnosis.rules import Role, role, spec

@@ -7,12 +7,9 @@ only these types, so each stage can be built and tested on its own.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from diagnosis.record import Record, field
-
-if TYPE_CHECKING:  # facts_model imports this module: the name is for type checkers only
-    from diagnosis.facts_model import Facts
 
 # Immutable values are named tuples and the others records (`diagnosis.record`), not dataclasses:
 # every `oomcheck check` creates these classes at import, and a frozen dataclass took about 0.6 ms to
@@ -395,25 +392,3 @@ class Note(Record):
 
     id: str
     params: dict[str, Any] = field(default_factory=dict)
-
-
-class Report(Record):
-    """The engine's answer for one case: findings, the fix ladder, facts, notes."""
-
-    findings: list[Finding]
-    ladder: list[LadderStep]
-    facts: Facts
-    language: str  # "ja" or "en": what the reply should be written in
-    not_oom: bool
-    config: ConfigDoc | None = None
-    log: LogFacts | None = None
-    notes: list[Note] = field(default_factory=list)
-    secrets_found: int = 0
-
-    @property
-    def corrected_config(self) -> str | None:
-        return self.ladder[0].corrected_config if self.ladder else None
-
-    @property
-    def diff(self) -> str | None:
-        return self.ladder[0].diff if self.ladder else None

@@ -23,7 +23,8 @@ from oomcheck import __version__
 # Start-up time is part of the product (issue #8): each command imports only what its path needs,
 # so the engine, the templates, the catalogues and the JSON document are imported where they are used.
 if TYPE_CHECKING:
-    from diagnosis.models import Report, SecretHit
+    from diagnosis.models import SecretHit
+    from diagnosis.report import Report
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1

@@ -35,10 +35,10 @@ from diagnosis.models import (
     OomKind,
     Piece,
     PieceKind,
-    Report,
     Severity,
 )
 from diagnosis.render.discord import DiscordReply, ReplyFile
+from diagnosis.report import Report
 
 
 class FakeEngine:

@@ -23,9 +23,9 @@ from diagnosis.models import (
     OomKind,
     Piece,
     PieceKind,
-    Report,
     Severity,
 )
+from diagnosis.report import Report
 
 SCOPE = AutoScope(help_channel_ids={10, 11}, forum_channel_ids={20})
 

@@ -19,7 +19,8 @@ import yaml
 
 from diagnosis import diagnose
 from diagnosis.jsonout import report_to_json
-from diagnosis.models import Report, format_path
+from diagnosis.models import format_path
+from diagnosis.report import Report
 from tests.conftest import CORPUS
 
 CASES = sorted([*CORPUS.glob("cases/*/expected.yaml"), *CORPUS.glob("synthetic/*/expected.yaml")])

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from diagnosis import diagnose
-from diagnosis.models import Finding, Report
+from diagnosis.models import Finding
 from diagnosis.render import render_cli
+from diagnosis.report import Report
 from diagnosis.rules import spec_of
 from tests.conftest import CORPUS
 

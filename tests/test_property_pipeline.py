@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from diagnosis import diagnose
 from diagnosis.config.edit import apply_text_edits, plan_edits
 from diagnosis.config.parse import parse_config
-from diagnosis.models import Piece, Report
+from diagnosis.models import Piece
+from diagnosis.report import Report
 from diagnosis.rules import RULE_IDS
 from tests.conftest import CORPUS, EXAMPLES
 from tests.hostile.checks import finding_ids, report_problems

@@ -10,7 +10,7 @@ import pytest
 
 from diagnosis import diagnose
 from diagnosis.facts_model import Facts
-from diagnosis.models import Applicability, Finding, Report, Severity
+from diagnosis.models import Applicability, Finding, Severity
 from diagnosis.render import (
     DiscordReply,
     choose_language,
@@ -30,6 +30,7 @@ from diagnosis.render.escape import (
     terminal_text,
 )
 from diagnosis.render.view import short_diff
+from diagnosis.report import Report
 from diagnosis.rules import RULE_IDS
 from tests.golden.cases import CASES, corpus_config, finding
 

@@ -23,11 +23,11 @@ from diagnosis.models import (
     Note,
     Piece,
     PieceKind,
-    Report,
     Severity,
 )
 from diagnosis.render import DiscordReply, message, render_cli, render_discord
 from diagnosis.render.discord import REPLY_FILE, cut_markdown
+from diagnosis.report import Report
 from diagnosis.rules import RULE_IDS
 
 CONTENT_MAX, TITLE_MAX, DESCRIPTION_MAX, TOTAL_MAX, EMBEDS_MAX = 2000, 256, 4096, 6000, 10

@@ -16,11 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diagnosis import diagnose
-from diagnosis.models import Report
 from diagnosis.precompile import COMPILED_DIR, module_text
 from diagnosis.render import render_cli, render_discord, render_explain, render_rules, templating
 from diagnosis.render.templating import TEMPLATES_DIR, module_name, source_environment
 from diagnosis.render.translate import Unsupported, translate
+from diagnosis.report import Report
 from tests.conftest import CORPUS, EXAMPLES
 
 TEMPLATES = sorted(Path(TEMPLATES_DIR).glob("*.j2"))

@@ -9,9 +9,10 @@ import pytest
 
 from diagnosis import diagnose
 from diagnosis.facts_model import Facts
-from diagnosis.models import ConfigEdit, LadderStep, OtherProcess, Report
+from diagnosis.models import ConfigEdit, LadderStep, OtherProcess
 from diagnosis.render import DiscordReply, message, render_cli, render_discord
 from diagnosis.render.view import trailing_comment
+from diagnosis.report import Report
 from tests.golden.cases import ADV, CASES, ERR, INFO, MEM, cuda_oom, ev, finding
 
 LANGS = ("en", "ja")

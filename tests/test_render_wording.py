@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Evidence, LadderStep, Note, Phase, Report
+from diagnosis.models import Evidence, LadderStep, Note, Phase
 from diagnosis.render import DiscordReply, message, render_cli, render_discord, render_explain
 from diagnosis.render.catalogue import catalogue, placeholders
 from diagnosis.render.view import shorten, usable_params
+from diagnosis.report import Report
 from diagnosis.rules import RULE_IDS
 from tests.golden.cases import ADV, CHG, ERR, MEM, WARN, cuda_oom, ev, finding, log_facts
 from tests.rules.helpers import LANGS, everything, oom_facts

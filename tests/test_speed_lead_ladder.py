@@ -14,7 +14,8 @@ import pytest
 
 from diagnosis import diagnose
 from diagnosis.config.parse import parse_config, same_data
-from diagnosis.models import Piece, PieceKind, Report
+from diagnosis.models import Piece, PieceKind
+from diagnosis.report import Report
 from tests.speed_oracles import bundled_inputs
 
 TESTS = Path(__file__).parent

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from diagnosis.logs import get_logger
+from diagnosis.logger import get_logger
 from tests.test_cli_startup import CONFIG, LOG, modules_after
 
 

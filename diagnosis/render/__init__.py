@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import unicodedata
 
-from diagnosis.models import Report
 from diagnosis.render.catalogue import message, normalise_language
 from diagnosis.render.discord import DiscordReply, ReplyFile, Section, pack
 from diagnosis.render.language import choose_language
 from diagnosis.render.templating import render_template
 from diagnosis.render.view import ReplyView, build_view
+from diagnosis.report import Report
 from diagnosis.rules import RULE_IDS
 from diagnosis.rules import catalogue as rule_catalogue
 

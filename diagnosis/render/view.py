@@ -18,9 +18,9 @@ from diagnosis.models import (
     OomEvent,
     OomKind,
     Phase,
-    Report,
     Severity,
 )
+from diagnosis.report import Report
 from diagnosis.rules import Role, spec
 from diagnosis.rules.base import Verdict
 

@@ -16,7 +16,7 @@ import sys
 from types import ModuleType
 
 from diagnosis.facts_model import Facts
-from diagnosis.logs import get_logger
+from diagnosis.logger import get_logger
 from diagnosis.models import Finding
 from diagnosis.rules.base import Role, RuleSpec
 

@@ -28,9 +28,9 @@ from diagnosis.models import (
     Phase,
     Piece,
     PieceKind,
-    Report,
     Severity,
 )
+from diagnosis.report import Report
 from diagnosis.scrub import scrub
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"

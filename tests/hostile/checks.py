@@ -12,8 +12,9 @@ from typing import Any
 from diagnosis.config.parse import parse_config
 from diagnosis.jsonout import report_to_json
 from diagnosis.limits import DEFAULT_LIMITS
-from diagnosis.models import Piece, PieceKind, Report
+from diagnosis.models import Piece, PieceKind
 from diagnosis.render import render_cli, render_discord
+from diagnosis.report import Report
 
 MiB = 1024 * 1024
 # A reply may carry the corrected config (at most max_config_bytes) plus its diff and the quotes.

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from diagnosis import diagnose
-from diagnosis.models import Report
+from diagnosis.report import Report
 from tests.hostile.gen import EXAMPLE_CONFIG, EXAMPLE_LOG, Case, big_cases, small_cases
 
 GC_RULES = {"gc_off", "risky_family_gc_off"}

@@ -17,7 +17,7 @@ import pytest
 
 from diagnosis import diagnose
 from diagnosis.limits import DEFAULT_LIMITS
-from diagnosis.models import Report
+from diagnosis.report import Report
 from oomcheck.cli import main
 from tests.hostile.checks import finding_ids, load_strict_json, report_problems
 from tests.hostile.conftest import GC_RULES, CaseBook

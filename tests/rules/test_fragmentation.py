@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Report
 from diagnosis.render import message, render_discord
+from diagnosis.report import Report
 from tests.golden.cases import ADV, WARN, finding
 from tests.rules.helpers import (
     GIB,

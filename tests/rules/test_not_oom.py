@@ -7,8 +7,8 @@ import pytest
 
 from diagnosis import diagnose
 from diagnosis.facts_model import Facts
-from diagnosis.models import Report
 from diagnosis.render import render_cli
+from diagnosis.report import Report
 from diagnosis.rules import run_rules
 from tests.golden.cases import ADV, ERR, ev, finding
 from tests.rules.helpers import assert_said_in_both_languages, check, facts

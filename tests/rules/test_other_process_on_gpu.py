@@ -8,8 +8,9 @@ import re
 import pytest
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Evidence, OtherProcess, Phase, Report
+from diagnosis.models import Evidence, OtherProcess, Phase
 from diagnosis.render import message, render_discord
+from diagnosis.report import Report
 from tests.golden.cases import ADV, ERR, finding
 from tests.rules.helpers import (
     ALL_BUT_QUANTIZE,

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Phase, Report, Severity
+from diagnosis.models import Phase, Severity
 from diagnosis.render import message, render_discord
 from diagnosis.render.templating import TARGETS, Wording
 from diagnosis.render.view import usable_params
+from diagnosis.report import Report
 from tests.golden.cases import ERR, MEM, ev, finding
 from tests.rules.helpers import (
     ALL_ON,

@@ -4,8 +4,8 @@ when it fires and when not, its fix, and what the reply says of it in both langu
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Report
 from diagnosis.render import render_discord
+from diagnosis.report import Report
 from tests.golden.cases import MEM, WARN, finding
 from tests.rules.helpers import assert_said_in_both_languages, check, everything
 
