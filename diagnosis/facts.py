@@ -19,7 +19,6 @@ from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.families import arch_from_name, family_for, family_from_words, table, vram_class
 from diagnosis.lazyre import LazyPattern
 from diagnosis.logreader.gpus import vram_of_gpu_name, vram_of_gpu_names
-from diagnosis.logreader.phase import Mark, marker_of
 from diagnosis.models import (
     ConfigDoc,
     ConfigShape,
@@ -125,14 +124,6 @@ def log_evidence(piece: Piece, where: LogLine) -> Evidence:
     )
 
 
-_MARKS_OF_PHASE: dict[Phase, frozenset[Mark]] = {
-    Phase.FIRST_SAMPLE: frozenset({Mark.FIRST_SAMPLE}),
-    Phase.SAMPLING: frozenset({Mark.SAMPLE}),
-    Phase.TRAINING_STEP: frozenset({Mark.TRAINING}),
-}
-_MARKER_LINES_BACK = 400
-
-
 def _lines_from(text: str, first: int) -> list[str]:
     """Lines `first` (0-based) to the end, split at line feeds as the log reader numbers them.
 
@@ -142,33 +133,6 @@ def _lines_from(text: str, first: int) -> list[str]:
         return text.split("\n")
     tail = text.count("\n") + 1 - first
     return text.rsplit("\n", tail)[1:] if tail > 0 else []
-
-
-def _phase_line(log: LogFacts, where: LogLine, phase: Phase, error: LogLine | None) -> LogLine:
-    """The trainer's own announcement of the phase ("Generating baseline samples before training") in
-    place of a line of traceback code, when the log has one before the error."""
-    at = where.line - 1
-    last = (error.line if error is not None else where.line) - 1  # the line the search starts from
-    first = max(0, min(at, last - _MARKER_LINES_BACK + 1))
-    lines = _lines_from(log.piece.text, first)
-
-    def line(index: int) -> str | None:
-        return lines[index - first] if first <= index < first + len(lines) else None
-
-    framed_line = line(at)
-    if framed_line is None or _FRAME_RE.match(framed_line) is None:
-        return where
-    marks = _MARKS_OF_PHASE.get(phase, frozenset({Mark(phase.value)} if phase.value in set(Mark) else ()))
-    end = min(first + len(lines), last + 1)
-    for index in range(end - 1, max(-1, end - 1 - _MARKER_LINES_BACK), -1):
-        text = line(index)
-        if text is None:
-            break
-        mark = marker_of(text[:400])
-        if mark is not None:
-            # The last announcement before the error only; an earlier one belongs to another phase.
-            return LogLine(index + 1, text.strip()) if mark in marks else where
-    return where
 
 
 def user_evidence(quote: str) -> Evidence:
@@ -625,9 +589,7 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
     )
     facts.phase = phased.phase
     if phased.phase_evidence is not None:
-        error = facts.fatal.where if facts.fatal is not None and phased is main else None
-        where = _phase_line(phased, phased.phase_evidence, phased.phase, error)
-        facts.evidence["phase"] = log_evidence(phased.piece, where)
+        facts.evidence["phase"] = log_evidence(phased.piece, phased.phase_evidence)
     facts.step_part = main.step_part
     facts.step = main.step
     # AI Toolkit's bar counts completed steps: "1/2000" then an OOM means step 2 failed.

@@ -518,6 +518,27 @@ class _Reader:
                 return
 
 
+# The markers that announce each phase; the others announce the phase of their own name.
+_MARKS_OF_PHASE: dict[Phase, frozenset[Mark]] = {
+    Phase.FIRST_SAMPLE: frozenset({Mark.FIRST_SAMPLE}),
+    Phase.SAMPLING: frozenset({Mark.SAMPLE}),
+    Phase.TRAINING_STEP: frozenset({Mark.TRAINING}),
+}
+_ANNOUNCEMENT_LINES_BACK = 400
+
+
+def _announcement(before: list[_Marker], phase: Phase, error_line: int | None) -> LogLine | None:
+    """The trainer's own announcement of the phase ("Generating baseline samples before training"),
+    quoted in place of a line of traceback code: the last announcing line before the error (a progress
+    bar is no announcement), when it announces this phase and is near enough to it (an earlier one
+    belongs to another phase)."""
+    last = next((m for m in reversed(before) if "%|" not in m.text), None)
+    if last is None or (error_line is not None and last.line < error_line - _ANNOUNCEMENT_LINES_BACK):
+        return None
+    marks = _MARKS_OF_PHASE.get(phase, frozenset({Mark(phase.value)} if phase.value in set(Mark) else ()))
+    return LogLine(last.line, last.text.strip()) if last.mark in marks else None
+
+
 def _phase(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
     before = [m for m in reader.markers if anchor is None or m.seq <= anchor]
     training_before = any(m.mark is Mark.TRAINING for m in before)
@@ -544,7 +565,10 @@ def _phase(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
             return
         facts.phase = phase
         facts.step_part = part
-        facts.phase_evidence = LogLine(frame.line, frame.code or f'File "{frame.file}", in {frame.func}')
+        error_line = facts.fatal.where.line if facts.fatal is not None else frame.line
+        facts.phase_evidence = _announcement(before, phase, error_line) or LogLine(
+            frame.line, frame.code or f'File "{frame.file}", in {frame.func}'
+        )
         return
     if marker_phase is not None and last is not None:
         facts.phase, facts.phase_evidence = marker_phase, last.where
