@@ -46,8 +46,8 @@ fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris
 	$(BIN)/python benchmarks/fuzz_engine.py -max_total_time=$(FUZZ_SECONDS) tests/hostile/fixtures
 
-## make precompile: after editing a reply template or a data file, rebuild what ships precompiled
-## (the templates translated to Python, the parsed data snapshots); `make test` says when it is due
+## make precompile: after editing a reply template, rebuild its translation to Python that ships
+## precompiled; `make test` says when it is due
 precompile: $(STAMP)
 	$(BIN)/python -m diagnosis.precompile
 

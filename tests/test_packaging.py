@@ -216,21 +216,22 @@ def test_bot_health_follows_the_heartbeat(installed: Installed) -> None:
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
 
 
-def test_the_installed_check_uses_the_shipped_translations_and_snapshots(installed: Installed) -> None:
-    # The precompiled templates and data files are in the wheel and current there: a reply is written
-    # without importing Jinja2 and without parsing the families table or a catalogue.
+def test_the_installed_check_uses_the_shipped_translations(installed: Installed) -> None:
+    # The precompiled templates are in the wheel and current there: a reply is written without
+    # importing Jinja2. The data files ship as YAML, read from the installed package by libyaml.
     probe = (
         "import io, sys\n"
-        "import diagnosis.datafile as d\n"
-        "parsed = []\n"
-        "real = d.parse_yaml\n"
-        "d.parse_yaml = lambda text: parsed.append(text) or real(text)\n"
+        "import yaml\n"
+        "read = []\n"
+        "real = yaml.load\n"
+        "yaml.load = lambda stream, Loader: read.append(Loader.__name__) or real(stream, Loader)\n"
         "from oomcheck.cli import main\n"
         "code = main(['check', sys.argv[1], '--lang', 'ja'], out=io.StringIO(), err=io.StringIO())\n"
-        "print(code, 'jinja2' in sys.modules, len(parsed))\n"
+        "print(code, 'jinja2' in sys.modules, sorted(set(read)), len(read) > 5)\n"
     )
     printed = installed.python(probe, str(CONFIG))
-    assert printed.split() == ["1", "False", "0"], printed
+    assert printed.split() == ["1", "False", "['CSafeLoader']", "True"], printed
     names = zipfile.ZipFile(installed.wheel).namelist()
     assert any(name.startswith("diagnosis/render/_compiled/") for name in names)
-    assert any(name.startswith("diagnosis/_snapshots/") for name in names)
+    assert "locales/ja/reply.yaml" in names
+    assert not any(name.startswith("diagnosis/_snapshots/") for name in names)
