@@ -8,7 +8,9 @@ environment's options and the translator's source. Every test here gets an empty
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,9 +65,12 @@ def test_each_template_is_translated_once_and_then_read_from_the_cache(
     path = Path(templating.translation_path(template.name, source))
     assert path.parent == cache
     assert not path.exists()
+    # Its bytecode is kept too, even where Python is told not to write any beside its modules.
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     assert templating.translated(template.name) is not None
     assert path.read_text(encoding="utf-8") == module_text(source_environment(), template.name, source)
     assert cached_files(cache) == {path.name}
+    assert Path(importlib.util.cache_from_source(str(path))).is_file()
     # A new process finds it and translates nothing.
     forget()
     with monkeypatch.context() as patch:

@@ -158,8 +158,10 @@ def _translate(name: str, path: str, source: str) -> Renderer | None:
 
 
 def _save(path: str, text: str) -> None:
-    """Write the file whole or not at all, so a run started meanwhile never reads half of one."""
+    """Write the file whole or not at all, so a run started meanwhile never reads half of one, and
+    its bytecode beside it."""
     import contextlib
+    import py_compile
     import tempfile
 
     folder = os.path.dirname(path)
@@ -175,6 +177,10 @@ def _save(path: str, text: str) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(partial)
+        return
+    # Written explicitly: with PYTHONDONTWRITEBYTECODE set (CI, container images) the loader would
+    # never write it, and every run would compile the translation again.
+    py_compile.compile(path, quiet=2)
 
 
 def source_environment() -> jinja2.Environment:
