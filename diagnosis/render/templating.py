@@ -130,7 +130,7 @@ def translated(name: str) -> Renderer | None:
 
 
 def _cached(name: str, path: str, source: str) -> Renderer | None:
-    # The standard loader keeps the file's bytecode in __pycache__ beside it, as for any module.
+    # The standard loader reads the bytecode _save wrote to __pycache__ (and remakes it if stale).
     try:
         code = SourceFileLoader(name, path).get_code(name)
     except (OSError, ImportError, SyntaxError, ValueError, EOFError):
