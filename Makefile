@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 DEMO_STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint unit bench fuzz bot precompile clean
+.PHONY: demo test test-fast lint unit bench fuzz bot clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,11 +52,6 @@ FUZZ_SECONDS ?= 60
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris
 	$(BIN)/python benchmarks/fuzz_engine.py -max_total_time=$(FUZZ_SECONDS) tests/hostile/fixtures
-
-## make precompile: after editing a reply template or a data file, rebuild what ships precompiled
-## (the templates translated to Python, the parsed data snapshots); `make test` says when it is due
-precompile: $(STAMP)
-	$(BIN)/python -m diagnosis.precompile
 
 ## make bot: run the Discord bot (needs DISCORD_TOKEN in the environment or .env)
 bot: $(DEMO_STAMP)

@@ -207,7 +207,7 @@ def bench_rss() -> list[Figure]:
     ]
 
 
-def _run_quiet(command: list[str]) -> None:
+def _run_quiet(command: list[str], env: dict[str, str] | None = None) -> None:
     """Run a command to its end, noticing the end at once.
 
     `subprocess.run(..., timeout=...)` waits by polling with sleeps that double up to 50 ms, so a
@@ -215,7 +215,7 @@ def _run_quiet(command: list[str]) -> None:
     113.5, 163.5, 213.5… ms plus a little, whatever it really was. A blocking wait returns when the
     process exits; a timer still kills a command that hangs.
     """
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     watchdog = threading.Timer(120, process.kill)
     watchdog.start()
     try:
@@ -293,7 +293,7 @@ NOT_SOURCES = shutil.ignore_patterns(
 
 
 @contextmanager
-def _regular_install() -> Iterator[Path]:
+def _regular_install(root: Path = ROOT) -> Iterator[Path]:
     """oomcheck installed from its wheel into a fresh virtualenv, as `pip install oomcheck` leaves it.
 
     The development virtualenv holds oomcheck as an editable install, whose `.pth` hook imports
@@ -301,6 +301,7 @@ def _regular_install() -> Iterator[Path]:
     as long as in a plain virtualenv, which flatters the start-up ratio. The dependencies are taken
     from the development virtualenv through a path entry (no hook, nothing imported at start-up), so
     the figure needs no download beyond the build backend. Yields the new virtualenv's bin folder.
+    `root` is the source tree to build (benchmarks/startup_ab.py builds other versions than this one).
     """
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -308,7 +309,7 @@ def _regular_install() -> Iterator[Path]:
         # Built from a copy of the sources: setuptools keeps a build/ folder in the tree it builds, and a
         # module deleted since the last build would still ship from it.
         source = base / "src"
-        shutil.copytree(ROOT, source, ignore=NOT_SOURCES)
+        shutil.copytree(root, source, ignore=NOT_SOURCES)
         build = [*pip, "wheel", "--no-deps", "-w", str(base / "wheels"), str(source)]
         subprocess.run(build, check=True, timeout=600)
         (wheel,) = (base / "wheels").glob("oomcheck-*.whl")

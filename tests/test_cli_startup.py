@@ -7,8 +7,11 @@ by an import at the top of a module, on a path that does not use it, shows up he
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +29,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def last_line(probe: str, *argv: str, flags: tuple[str, ...] = ()) -> str:
+def last_line(probe: str, *argv: str, flags: tuple[str, ...] = (), env: dict[str, str] | None = None) -> str:
     """The last line a fresh interpreter prints running `probe` with `argv`; a failure raises."""
     done = subprocess.run(
         [sys.executable, *flags, "-c", probe, *argv],
@@ -35,18 +38,32 @@ def last_line(probe: str, *argv: str, flags: tuple[str, ...] = ()) -> str:
         check=True,
         timeout=120,
         cwd=ROOT,
+        env=env,
     )
     return done.stdout.strip().splitlines()[-1]
 
 
-def modules_after(*argv: str) -> set[str]:
-    result = json.loads(last_line(_PROBE, *argv))
+def modules_after(*argv: str, env: dict[str, str] | None = None) -> set[str]:
+    result = json.loads(last_line(_PROBE, *argv, env=env))
     assert result["code"] in (0, 1)
     return set(result["modules"])
 
 
 def packages(modules: set[str]) -> set[str]:
     return {name.split(".")[0] for name in modules}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every probe here runs as a user's runs after the first: on a cache holding the translations of
+    the templates (the first run makes them, with Jinja2). An empty folder of its own, so the tests
+    neither depend on the user's cache nor write to it."""
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(folder))
+        for argv in ([str(CONFIG), str(LOG)], [str(CONFIG)], [str(LOG)]):
+            modules_after("check", *argv)
+        yield folder
 
 
 @pytest.mark.parametrize("path", [CONFIG, LOG], ids=["config", "log"])
@@ -61,9 +78,20 @@ def test_json_output_needs_neither_pydantic_nor_the_templates_nor_the_catalogues
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 @pytest.mark.parametrize("path", [CONFIG, LOG], ids=["config", "log"])
-def test_terminal_output_uses_the_translated_templates_not_jinja2(fmt: str, path: object) -> None:
-    loaded = modules_after("check", str(path), "--format", fmt)
-    assert "diagnosis.render._compiled.headline" in loaded  # the probe did render a reply
+def test_terminal_output_uses_the_cached_translations_not_jinja2(
+    fmt: str, path: object, tmp_path: Path
+) -> None:
+    # The first run on an empty cache translates the templates it renders (with Jinja2's parser);
+    # every later run reads them from the cache.
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    first = modules_after("check", str(path), "--format", fmt, env=env)
+    assert "jinja2" in packages(first)
+    assert {p.name.split("-")[0] for p in (tmp_path / "oomcheck" / "templates").glob("*.py")} >= {
+        "headline",
+        "diagnosis",
+    }
+    loaded = modules_after("check", str(path), "--format", fmt, env=env)
+    assert "diagnosis.render.templating" in loaded  # the probe did render a reply
     unneeded = {"jinja2", "markupsafe", "pydantic", "pydantic_core", "bot", "discord", "aiosqlite"}
     assert unneeded.isdisjoint(packages(loaded))
 

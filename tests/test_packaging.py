@@ -43,6 +43,7 @@ class Installed:
     wheel: Path
     bin: Path
     workdir: Path  # outside the repository
+    cache: Path  # XDG_CACHE_HOME of its runs: where the translated templates are kept
 
     def run(self, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return self._spawn("oomcheck", list(argv), env, timeout=120, check=False)
@@ -62,7 +63,7 @@ class Installed:
             timeout=timeout,
             check=check,
             cwd=self.workdir,
-            env=env if env is not None else _clean_env(),
+            env=env if env is not None else _clean_env(XDG_CACHE_HOME=str(self.cache)),
         )
 
 
@@ -130,7 +131,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     (wheel,) = wheels.glob("oomcheck-*.whl")
     workdir = base / "elsewhere"
     workdir.mkdir()
-    yield Installed(wheel=wheel, bin=venv / "bin", workdir=workdir)
+    yield Installed(wheel=wheel, bin=venv / "bin", workdir=workdir, cache=base / "cache")
 
 
 def _no_leftovers(text: str) -> None:
@@ -218,21 +219,29 @@ def test_bot_health_follows_the_heartbeat(installed: Installed) -> None:
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
 
 
-def test_the_installed_check_uses_the_shipped_translations_and_snapshots(installed: Installed) -> None:
-    # The precompiled templates and data files are in the wheel and current there: a reply is written
-    # without importing Jinja2 and without parsing the families table or a catalogue.
+def test_the_installed_check_translates_its_templates_once(installed: Installed) -> None:
+    # Nothing generated ships: the wheel holds the templates and the YAML files. The first reply
+    # translates the templates it uses into the user's cache folder (with Jinja2); a later one reads
+    # them from there without importing Jinja2, and reads the data with libyaml's loader.
     probe = (
         "import io, sys\n"
-        "import diagnosis.datafile as d\n"
-        "parsed = []\n"
-        "real = d.parse_yaml\n"
-        "d.parse_yaml = lambda text: parsed.append(text) or real(text)\n"
+        "import yaml\n"
+        "read = []\n"
+        "real = yaml.load\n"
+        "yaml.load = lambda stream, Loader: read.append(Loader.__name__) or real(stream, Loader)\n"
         "from oomcheck.cli import main\n"
         "code = main(['check', sys.argv[1], '--lang', 'ja'], out=io.StringIO(), err=io.StringIO())\n"
-        "print(code, 'jinja2' in sys.modules, len(parsed))\n"
+        "print(code, 'jinja2' in sys.modules, sorted(set(read)), len(read) > 5)\n"
     )
-    printed = installed.python(probe, str(CONFIG))
-    assert printed.split() == ["1", "False", "0"], printed
+    shutil.rmtree(installed.cache, ignore_errors=True)
+    first = installed.python(probe, str(CONFIG))
+    assert first.split() == ["1", "True", "['CSafeLoader']", "True"], first
+    made = {p.name.split("-")[0] for p in (installed.cache / "oomcheck" / "templates").glob("*.py")}
+    assert {"headline", "diagnosis", "fix"} <= made
+    later = installed.python(probe, str(CONFIG))
+    assert later.split() == ["1", "False", "['CSafeLoader']", "True"], later
     names = zipfile.ZipFile(installed.wheel).namelist()
-    assert any(name.startswith("diagnosis/render/_compiled/") for name in names)
-    assert any(name.startswith("diagnosis/_snapshots/") for name in names)
+    assert "locales/_shared/templates/headline.j2" in names
+    assert "locales/ja/reply.yaml" in names
+    generated = ("diagnosis/render/_compiled/", "diagnosis/_snapshots/")
+    assert not [name for name in names if name.startswith(generated)]

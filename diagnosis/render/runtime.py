@@ -1,4 +1,4 @@
-"""What the translated templates (`diagnosis.render._compiled`) call at run time, without Jinja2.
+"""What the translated templates call at run time, without Jinja2.
 
 `diagnosis.render.translate` turns each reply template into a plain Python function; the functions
 here give its expressions the meaning Jinja2 gives them in our environment (autoescape off,
@@ -12,10 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NoReturn
-
-# The contract between the translated modules and this runtime: a module built for another version
-# is not used (the template is rendered by Jinja2 until `python -m diagnosis.precompile` runs).
-TRANSLATOR_VERSION = 1
 
 
 class UndefinedError(Exception):

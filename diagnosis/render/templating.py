@@ -5,30 +5,36 @@ run with autoescape off; every user-derived value reaches the output through the
 either the `u` filter, `ic` (inline code), `code` (a block), or `t(...)`, which escapes its params.
 Text that came from the catalogue is wrapped in `Trusted` so it is not escaped twice.
 
-The templates are rendered by their Python translations (`diagnosis.render._compiled`, built by
-`python -m diagnosis.precompile`), so a reply needs no Jinja2 import or template compilation; a
-template whose translation is missing or out of date is rendered by Jinja2 itself.
+Importing Jinja2 and compiling a template took longer than the rest of a CLI run, so templates are
+rendered by their Python translations (`diagnosis.render.translate`). A translation is made the first
+time its template is rendered and kept in the user's cache folder (`cache_dir`), under a name derived
+from everything it depends on: the template's text, the environment's options and the translator's
+own source. An edited template or translator therefore gets a new translation, never a stale one; a
+cache folder that cannot be written only means translating again on the next run. A template the
+translator does not cover is rendered by Jinja2 itself.
 """
 
 from __future__ import annotations
 
-import importlib
+import binascii
 import os
 import re
 from collections.abc import Callable
 from functools import cache
+from importlib.machinery import SourceFileLoader
+from types import CodeType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diagnosis.render import escape
 from diagnosis.render.catalogue import can_fill, fill, lookup
-from diagnosis.render.runtime import TRANSLATOR_VERSION
 from locales import LOCALES_DIR
 
 if TYPE_CHECKING:
     import jinja2
 
 TEMPLATES_DIR = os.path.join(LOCALES_DIR, "_shared", "templates")
-COMPILED_PACKAGE = "diagnosis.render._compiled"  # built by `python -m diagnosis.precompile`
+# What a translation is made by: a change to either file makes every cached translation obsolete.
+TRANSLATOR_FILES = tuple(os.path.join(os.path.dirname(__file__), n) for n in ("translate.py", "runtime.py"))
 
 
 class Trusted(str):
@@ -73,8 +79,8 @@ TARGETS = {
 }
 
 
-# The environment's options, also recorded in each translated module: a module built with others is
-# not used. Missing values behave as jinja2.ChainableUndefined (runtime.Undefined mirrors it).
+# The environment's options; part of a translation's name, so one made with others is not used. Missing
+# values behave as jinja2.ChainableUndefined (runtime.Undefined mirrors it).
 JINJA_OPTIONS: dict[str, Any] = {
     "autoescape": False,
     "trim_blocks": True,
@@ -82,41 +88,104 @@ JINJA_OPTIONS: dict[str, Any] = {
     "keep_trailing_newline": False,
 }
 
-
-def module_name(template: str) -> str | None:
-    """`headline.j2` → `headline`; None for a name that cannot be a module."""
-    stem = template.removesuffix(".j2")
-    return stem if template.endswith(".j2") and stem.isidentifier() else None
-
-
 Renderer = Callable[[dict[str, Any]], str]
+
+
+def cache_dir() -> str:
+    """Where translations are kept: `$XDG_CACHE_HOME/oomcheck/templates`, by default under `~/.cache`
+    (`%LOCALAPPDATA%` on Windows)."""
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser(r"~\AppData\Local")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return os.path.join(base, "oomcheck", "templates")
+
+
+@cache
+def _translator_key() -> int:
+    key = binascii.crc32(repr(JINJA_OPTIONS).encode("utf-8"))
+    for path in TRANSLATOR_FILES:
+        with open(path, "rb") as fh:
+            key = binascii.crc32(fh.read(), key)
+    return key
+
+
+def translation_path(name: str, source: str) -> str:
+    """The cache file of the translation of template `name` whose text is `source`."""
+    key = binascii.crc32(source.encode("utf-8"), _translator_key())
+    return os.path.join(cache_dir(), f"{name.removesuffix('.j2')}-{key:08x}.py")
 
 
 @cache
 def translated(name: str) -> Renderer | None:
-    """The translated template's `render`, when its module was built from the template's current text
-    with the current options and translator; else None (Jinja2 renders it)."""
-    stem = module_name(name)
-    if stem is None:
-        return None
+    """The `render` of the template's translation, made now if the cache has none; None when the
+    translator does not cover the template (Jinja2 renders it)."""
     try:
-        module = importlib.import_module(f"{COMPILED_PACKAGE}.{stem}")
         with open(os.path.join(TEMPLATES_DIR, name), encoding="utf-8") as fh:
             source = fh.read()
-    except (ImportError, OSError):
+        path = translation_path(name, source)
+    except OSError:
         return None
-    current = (
-        getattr(module, "SOURCE", None) == source
-        and getattr(module, "OPTIONS", None) == JINJA_OPTIONS
-        and getattr(module, "TRANSLATOR", None) == TRANSLATOR_VERSION
-    )
-    render: Renderer | None = getattr(module, "render", None) if current else None
+    return _cached(name, path, source) or _translate(name, path, source)
+
+
+def _cached(name: str, path: str, source: str) -> Renderer | None:
+    # The standard loader reads the bytecode _save wrote to __pycache__ (and remakes it if stale).
+    try:
+        code = SourceFileLoader(name, path).get_code(name)
+    except (OSError, ImportError, SyntaxError, ValueError, EOFError):
+        return None  # not made yet, or unreadable: made again
+    return _render_function(code, source) if code is not None else None
+
+
+def _render_function(code: CodeType, source: str) -> Renderer | None:
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)
+    # The name holds a checksum of the text; comparing the text itself rules out a collision.
+    render: Renderer | None = namespace.get("render") if namespace.get("SOURCE") == source else None
     return render
 
 
+def _translate(name: str, path: str, source: str) -> Renderer | None:
+    from diagnosis.render.translate import Unsupported, module_text  # imports Jinja2
+
+    try:
+        text = module_text(source_environment(), name, source)
+    except Unsupported:
+        return None
+    _save(path, text)
+    return _render_function(compile(text, path, "exec"), source)
+
+
+def _save(path: str, text: str) -> None:
+    """Write the file whole or not at all, so a run started meanwhile never reads half of one, and
+    its bytecode beside it."""
+    import contextlib
+    import py_compile
+    import tempfile
+
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        fd, partial = tempfile.mkstemp(dir=folder, prefix=".", suffix=".partial")
+    except OSError:
+        return  # a read-only home or container: the translation serves this run only
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        return
+    # Written explicitly: with PYTHONDONTWRITEBYTECODE set (CI, container images) the loader would
+    # never write it, and every run would compile the translation again.
+    py_compile.compile(path, quiet=2)
+
+
 def source_environment() -> jinja2.Environment:
-    """Jinja2 itself over the templates folder: the reference the translations are built from and
-    checked against, and the renderer of a template whose translation is missing or stale."""
+    """Jinja2 itself over the templates folder: what the translations are made from and checked
+    against, and the renderer of a template the translator does not cover."""
     import jinja2
 
     return jinja2.Environment(

@@ -1,4 +1,4 @@
-"""Translate a reply template into a plain Python module (used by `python -m diagnosis.precompile`).
+"""Translate a reply template into a plain Python module (made and cached by `templating.translated`).
 
 Jinja2 parses the template (so whitespace control and syntax are exactly Jinja2's); this module
 walks the tree and writes one function, `render(context) -> str`, calling `diagnosis.render.runtime`
@@ -69,6 +69,15 @@ def translate(env: Environment, source: str, name: str) -> str:
     _body(out, tree.body, 1, "s0")
     out.line(1, 'return "".join(out)')
     return "\n".join(out.lines) + "\n"
+
+
+def module_text(env: Environment, name: str, source: str) -> str:
+    """The translation as a module that also holds the template's text (compared before it is used)."""
+    return (
+        translate(env, source, name)
+        + f"\n\nSOURCE = {source!r}\n"
+        + f"\n# Made by oomcheck from its template {name}: a cache, safe to delete.\n"
+    )
 
 
 def _check_names(tree: nodes.Template) -> None:

@@ -1,11 +1,16 @@
-"""The translated reply templates: current, used, and writing exactly what Jinja2 writes.
+"""The translated reply templates: made on first use, cached, never stale, and writing exactly what
+Jinja2 writes.
 
-When a template changes, `python -m diagnosis.precompile` rebuilds its module; until then Jinja2
-renders that template (slower, never stale) and the first test here fails.
+Nothing generated is in the repository: `templating.translated` translates a template the first time
+it is rendered and keeps the module in a cache folder, named after the template's text, the
+environment's options and the translator's source. Every test here gets an empty cache folder.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,36 +21,150 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diagnosis import diagnose
-from diagnosis.precompile import COMPILED_DIR, module_text
 from diagnosis.render import render_cli, render_discord, render_explain, render_rules, templating
-from diagnosis.render.templating import TEMPLATES_DIR, module_name, source_environment
-from diagnosis.render.translate import Unsupported, translate
+from diagnosis.render.templating import TEMPLATES_DIR, source_environment
+from diagnosis.render.translate import Unsupported, module_text, translate
 from diagnosis.report import Report
 from tests.conftest import CORPUS, EXAMPLES
 
 TEMPLATES = sorted(Path(TEMPLATES_DIR).glob("*.j2"))
-REBUILD = "out of date: run `python -m diagnosis.precompile`"
 TEXTS = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.glob("*/*/input.txt"))]
 TEXTS += [p.read_text(encoding="utf-8") for p in sorted(EXAMPLES.iterdir())]
+CONFIG = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+
+
+def forget() -> None:
+    """What this process remembers of translations (each process asks the cache once per template)."""
+    templating.translated.cache_clear()
+    templating._translator_key.cache_clear()
+    templating.environment.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    forget()
+    yield tmp_path / "xdg" / "oomcheck" / "templates"
+    monkeypatch.undo()
+    forget()
+
+
+def cached_files(cache: Path) -> set[str]:
+    return {p.name for p in cache.glob("*.py")} if cache.is_dir() else set()
 
 
 def test_there_are_templates() -> None:
     assert len(TEMPLATES) >= 6
-    assert all(module_name(p.name) for p in TEMPLATES)
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.name)
-def test_each_module_is_the_translation_of_the_current_template(template: Path) -> None:
-    module = COMPILED_DIR / f"{module_name(template.name)}.py"
-    assert module.is_file(), REBUILD
-    expected = module_text(source_environment(), template.name, template.read_text(encoding="utf-8"))
-    assert module.read_text(encoding="utf-8") == expected, REBUILD
-    assert templating.translated(template.name) is not None, REBUILD
+def test_each_template_is_translated_once_and_then_read_from_the_cache(
+    template: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = template.read_text(encoding="utf-8")
+    path = Path(templating.translation_path(template.name, source))
+    assert path.parent == cache
+    assert not path.exists()
+    # Its bytecode is kept too, even where Python is told not to write any beside its modules.
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert templating.translated(template.name) is not None
+    assert path.read_text(encoding="utf-8") == module_text(source_environment(), template.name, source)
+    assert cached_files(cache) == {path.name}
+    assert Path(importlib.util.cache_from_source(str(path))).is_file()
+    # A new process finds it and translates nothing.
+    forget()
+    with monkeypatch.context() as patch:
+        patch.setattr(templating, "_translate", lambda *args: pytest.fail("translated again"))
+        assert templating.translated(template.name) is not None
 
 
-def test_no_module_outlives_its_template() -> None:
-    stems = {module_name(p.name) for p in TEMPLATES} | {"__init__"}
-    assert {p.stem for p in COMPILED_DIR.glob("*.py")} <= stems
+def test_the_cache_follows_xdg_cache_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "elsewhere"))
+    assert templating.cache_dir() == str(tmp_path / "elsewhere" / "oomcheck" / "templates")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert templating.cache_dir() == str(tmp_path / "home" / ".cache" / "oomcheck" / "templates")
+
+
+def test_what_a_translation_depends_on_is_in_its_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    source = TEMPLATES[0].read_text(encoding="utf-8")
+    name = TEMPLATES[0].name
+    first = templating.translation_path(name, source)
+    assert templating.translation_path(name, source + " ") != first
+    with monkeypatch.context() as patch:
+        patch.setitem(templating.JINJA_OPTIONS, "trim_blocks", False)
+        forget()
+        assert templating.translation_path(name, source) != first
+    forget()
+    assert templating.translation_path(name, source) == first
+    for changed in templating.TRANSLATOR_FILES:
+        fake = tmp_path / os.path.basename(changed)
+        fake.write_text(Path(changed).read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+        files = tuple(str(fake) if p == changed else p for p in templating.TRANSLATOR_FILES)
+        with monkeypatch.context() as patch:
+            patch.setattr(templating, "TRANSLATOR_FILES", files)
+            forget()
+            assert templating.translation_path(name, source) != first
+        forget()
+
+
+def test_an_edited_template_gets_a_new_translation(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = diagnose([CONFIG])
+    before = render_cli(report)
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    for template in TEMPLATES:
+        text = template.read_text(encoding="utf-8")
+        if template.name == "fix.j2":
+            text = text.replace('{{ t("reply.config.apply") }}', "EDITED")
+        (folder / template.name).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(templating, "TEMPLATES_DIR", str(folder))
+    forget()
+    assert "EDITED" not in before
+    assert render_cli(report).rstrip().endswith("EDITED")
+    assert len({p for p in cached_files(cache) if p.startswith("fix-")}) == 2
+    assert len({p for p in cached_files(cache) if p.startswith("headline-")}) == 1
+
+
+def test_a_cached_module_of_another_text_is_not_used(cache: Path) -> None:
+    # Its name is a checksum; a file under the right name built from other text is made again.
+    source = (Path(TEMPLATES_DIR) / "fix.j2").read_text(encoding="utf-8")
+    path = Path(templating.translation_path("fix.j2", source))
+    stale = source.replace('{{ t("reply.config.apply") }}', "STALE")
+    path.parent.mkdir(parents=True)
+    path.write_text(module_text(source_environment(), "fix.j2", stale), encoding="utf-8")
+    assert not render_cli(diagnose([CONFIG])).rstrip().endswith("STALE")
+    assert "STALE" not in path.read_text(encoding="utf-8")
+
+
+def test_an_unwritable_cache_still_renders_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    report = diagnose([CONFIG])
+    expected = render_cli(report, lang="ja")
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder would go", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    forget()
+    assert render_cli(report, lang="ja") == expected
+    assert templating.translated("fix.j2") is not None
+    assert blocked.read_text(encoding="utf-8") == "a file where the cache folder would go"
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
+
+
+def test_a_template_the_translator_does_not_cover_is_rendered_by_jinja2(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "rules.j2").write_text("{{ 'jinja2' | upper }} {{ rule_ids | length }}\n", encoding="utf-8")
+    monkeypatch.setattr(templating, "TEMPLATES_DIR", str(folder))
+    forget()
+    assert templating.translated("rules.j2") is None
+    assert render_rules("en").startswith("JINJA2 ")
+    assert cached_files(cache) == set()
 
 
 @pytest.fixture
@@ -102,26 +221,6 @@ def test_cut_and_mixed_pastes_read_the_same_either_way(
     finally:
         templating.translated = original
     assert translated == by_jinja
-
-
-def test_an_edited_template_is_rendered_by_jinja2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for template in TEMPLATES:
-        text = template.read_text(encoding="utf-8")
-        if template.name == "fix.j2":
-            text = text.replace('{{ t("reply.config.apply") }}', "EDITED")
-        (tmp_path / template.name).write_text(text, encoding="utf-8")
-    monkeypatch.setattr(templating, "TEMPLATES_DIR", tmp_path)
-    templating.translated.cache_clear()
-    templating.environment.cache_clear()
-    try:
-        assert templating.translated("fix.j2") is None
-        assert templating.translated("headline.j2") is not None
-        report = diagnose([(EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")])
-        assert render_cli(report).rstrip().endswith("EDITED")
-    finally:
-        monkeypatch.undo()
-        templating.translated.cache_clear()
-        templating.environment.cache_clear()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,1 +1,0 @@
-"""Generated: the reply templates as Python (see diagnosis.precompile)."""
