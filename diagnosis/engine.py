@@ -69,6 +69,24 @@ def _gives_memory_advice(findings: Sequence[Finding]) -> bool:
     return False
 
 
+def _answers(facts: Facts) -> list[Note]:
+    """One-line answers to the user's direct questions, where the facts can answer them: can this
+    model train on this card, is the card failing."""
+    answers: list[Note] = []
+    family, vram = facts.family_info, facts.vram_gib
+    known_card = vram is not None and facts.vram_source not in (None, "assumed")
+    if "words.asks_fit" in facts.said and family is not None and family.min_vram and known_card and vram:
+        params = {
+            "family_label": facts.family_label or family.label,
+            "vram": f"{vram:g}",
+            "min": f"{family.min_vram:g}",
+        }
+        answers.append(Note("answer_fits" if vram >= family.min_vram else "answer_too_small", params))
+    if "words.asks_card_dying" in facts.said:
+        answers.append(Note("answer_card_ok"))
+    return answers
+
+
 def _notes(
     intake: Intake,
     configs: Sequence[ConfigDoc],
@@ -77,7 +95,7 @@ def _notes(
     findings: Sequence[Finding],
     limits: Limits,
 ) -> list[Note]:
-    notes: list[Note] = []
+    notes: list[Note] = _answers(facts)  # they answer the user's own question: first
     if intake.truncated:
         notes.append(Note("input_truncated", {"limit_mib": round(limits.max_input_bytes / (1024 * 1024), 2)}))
     hit: list[str] = list(intake.limits_hit)
