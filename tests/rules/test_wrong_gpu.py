@@ -3,36 +3,15 @@ the card that ran out, the user's words, CUDA_VISIBLE_DEVICES not honoured."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from diagnosis import diagnose
 from diagnosis.facts_model import Facts
-from diagnosis.models import LogLine, OomEvent, OomKind, Phase
 from diagnosis.render import render_cli
 from diagnosis.rules import spec
+from tests.rules.helpers import gpu_event, in_step
 
-GIB = 1024**3
 RULE = spec("wrong_gpu")
-
-
-def gpu_event(**kw: Any) -> OomEvent:
-    base: dict[str, Any] = {
-        "kind": OomKind.CUDA_ALLOC,
-        "where": LogLine(1, "CUDA out of memory"),
-        "tried_bytes": GIB // 2,
-        "total_bytes": int(15.99 * GIB),
-        "free_bytes": GIB // 4,
-        "process_bytes": None,
-    }
-    return OomEvent(**(base | kw))
-
-
-def in_step(f: Facts, event: OomEvent) -> Facts:
-    f.has_log = f.has_oom = f.gpu_oom = True
-    f.fatal, f.phase = event, Phase.TRAINING_STEP
-    return f
 
 
 def test_the_config_selects_another_card_than_the_one_that_ran_out() -> None:
@@ -43,7 +22,9 @@ def test_the_config_selects_another_card_than_the_one_that_ran_out() -> None:
 
 def test_the_same_card_or_no_device_index_is_no_finding() -> None:
     assert RULE.check(in_step(Facts(device_index=0), gpu_event(device_index=0))) is None
-    assert RULE.check(in_step(Facts(device_index=3), gpu_event(device_index=None))) is None
+    assert (
+        RULE.check(in_step(Facts(device_index=3), gpu_event(device_index=None, process_bytes=None))) is None
+    )
     assert RULE.check(Facts()) is None
 
 
