@@ -146,3 +146,20 @@ def test_reading_words_never_fails_and_quotes_the_users_lines(text: str) -> None
             or quote.removesuffix("…") in " ".join(lines)
             or any(line.startswith(quote.removesuffix("…")) for line in lines)
         )
+
+
+@pytest.mark.parametrize(
+    ("text", "vram", "phase"),
+    [
+        ("Qwen Image Edit 2509 を 16GB で学習するとメモリ不足になります", 16.0, None),
+        ("train qwen on 16GB, OOM every time", 16.0, None),
+        ("16GBのGPUです。メモリ不足になります", 16.0, None),
+        ("I have 64GB RAM and a 4090", None, None),
+        ("Wan 2.2 14B gets stuck at Loading checkpoint shards forever", None, "model_load"),
+        ("Quantizing transformer で止まったまま進みません", None, "quantize"),
+    ],
+)
+def test_a_size_and_a_phase_in_words(text: str, vram: float | None, phase: str | None) -> None:
+    hints = read_prose(text)
+    assert hints.vram_gib == vram
+    assert (hints.phase.value if hints.phase else None) == phase

@@ -41,10 +41,11 @@ def check_input_incomplete(f: Facts) -> Finding | None:
     if f.vram_source == "assumed":
         missing.append("gpu")
     params: dict[str, object] = {"missing": missing}
-    if gpu_oom(f) and not f.has_config and f.phase.value in _CHECKLISTS:
+    if gpu_oom(f) and not f.has_config:
         # A log without its config still proves the phase: the reply says what that rules in and out,
-        # and which settings to look at, before it asks for the config.
-        params["phase"] = f.phase.value
+        # and which settings to look at, before it asks for the config. With no phase, the settings
+        # behind most out-of-memory errors, in the order to check them.
+        params["phase"] = f.phase.value if f.phase.value in _CHECKLISTS else Phase.UNKNOWN.value
     return SPEC.finding(evidence=ev(f, "oom", "host_oom", "user_oom"), params=params)
 
 

@@ -4,12 +4,16 @@ when it fires and when not, its fix, and what the reply says of it in both langu
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
+from diagnosis.models import Phase
 from tests.rules.helpers import assert_said_in_both_languages, check, facts, gpu_event
 
 
 def test_input_incomplete_asks_for_exactly_what_is_missing() -> None:
     f = Facts(has_log=True, has_oom=True, gpu_oom=True, fatal=gpu_event(), vram_source="oom_message")
-    assert check("input_incomplete", f).params == {"missing": ["config"]}
+    # A log without its config: what to look at comes with the request, by the phase the log shows.
+    assert check("input_incomplete", f).params == {"missing": ["config"], "phase": "unknown"}
+    f.phase = Phase.TRAINING_STEP
+    assert check("input_incomplete", f).params == {"missing": ["config"], "phase": "training_step"}
     nothing = Facts(vram_source="assumed")
     assert check("input_incomplete", nothing).params == {"missing": ["config", "log", "gpu"]}
 
