@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -25,6 +25,12 @@ from bot.send import NO_MENTIONS, Outgoing, from_text
 from bot.service import ReplyService
 from bot.store import GuildSettings
 from bot.translator import catalogue_lookup, key_str
+from locales import LANGUAGES
+
+
+def _choices(first: str) -> list[app_commands.Choice[str]]:
+    """`first` (auto, default), then every reply language of the registry (locales.LANGUAGES)."""
+    return [app_commands.Choice(name=value, value=value) for value in (first, *LANGUAGES)]
 
 
 def k(key: str) -> app_commands.locale_str:
@@ -143,13 +149,14 @@ class OomCommands(commands.Cog):
         gpu=k("option.gpu"),
         public=k("option.public"),
     )
+    @app_commands.choices(lang=_choices("auto"))
     async def oom_check(
         self,
         interaction: discord.Interaction,
         text: str | None = None,
         file: discord.Attachment | None = None,
         message: str | None = None,
-        lang: Literal["auto", "ja", "en"] = "auto",
+        lang: str = "auto",
         gpu: app_commands.Range[float, 1.0, 1024.0] | None = None,
         public: bool = False,
     ) -> None:
@@ -297,10 +304,11 @@ class OomCommands(commands.Cog):
     @app_commands.command(name="oom-config", description=k("command.config.description"))
     @app_commands.guild_only()
     @app_commands.describe(language=k("option.language"), auto_mode=k("option.auto_mode"))
+    @app_commands.choices(language=_choices("default"))
     async def oom_config(
         self,
         interaction: discord.Interaction,
-        language: Literal["default", "ja", "en"] | None = None,
+        language: str | None = None,
         auto_mode: bool | None = None,
     ) -> None:
         service = self.service

@@ -7,12 +7,19 @@ which is read from `DISCORD_TOKEN` like most Discord tooling expects.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from locales import LANGUAGES
+
 IdList = Annotated[list[int], NoDecode]
+if TYPE_CHECKING:
+    ReplyLanguage = str
+else:
+    # One of the reply languages of the registry, checked as a literal (its error names the choices).
+    ReplyLanguage = Literal[LANGUAGES]
 _SEPARATORS = str.maketrans({",": " ", "[": " ", "]": " ", ";": " "})
 
 
@@ -31,7 +38,7 @@ class BotSettings(BaseSettings):
     help_channel_ids: IdList = Field(default_factory=list)
     forum_channel_ids: IdList = Field(default_factory=list)
     moderator_role_ids: IdList = Field(default_factory=list)
-    default_language: Literal["ja", "en"] = "ja"
+    default_language: ReplyLanguage = "ja"
     auto_mode: bool = True
     user_cooldown_seconds: float = Field(default=20.0, ge=0)
     channel_replies_per_minute: int = Field(default=6, ge=1)

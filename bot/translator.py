@@ -12,11 +12,9 @@ import discord
 from discord import app_commands
 
 from diagnosis.render.catalogue import message
+from locales import DEFAULT_LANGUAGE, known_language
 
 Lookup = Callable[[str, str], str | None]
-
-# Discord locale → catalogue language. English is the default text, so only other languages need one.
-_LANGUAGES = {discord.Locale.japanese: "ja"}
 
 
 def catalogue_lookup(key: str, lang: str) -> str | None:
@@ -41,7 +39,10 @@ class CatalogueTranslator(app_commands.Translator):
         context: app_commands.TranslationContextTypes,
     ) -> str | None:
         key = string.extras.get("key")
-        lang = _LANGUAGES.get(locale)
+        # Discord's locale tag names a catalogue language ("ja", "en-US"); English is the default text.
+        lang = known_language(locale.value)
+        if lang == DEFAULT_LANGUAGE:
+            lang = None
         if not isinstance(key, str) or lang is None:
             return None
         return self._lookup(key, lang)

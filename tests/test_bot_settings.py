@@ -116,11 +116,11 @@ def test_invalid_values_are_explained_in_the_chosen_language(
     if lang == "ja":
         assert by_name["OOMCHECK_HISTORY_DEPTH"] == "1 以上にしてください。"
         assert by_name["OOMCHECK_ENGINE_WORKERS"] == "32 以下にしてください。"
-        assert by_name["OOMCHECK_DEFAULT_LANGUAGE"] == "ja、en のいずれかを指定してください。"
+        assert by_name["OOMCHECK_DEFAULT_LANGUAGE"] == "en、ja のいずれかを指定してください。"
     else:
         assert by_name["OOMCHECK_HISTORY_DEPTH"] == "must be 1 or more."
         assert by_name["OOMCHECK_GUILD_IDS"] == "must be a whole number."
-        assert by_name["OOMCHECK_DEFAULT_LANGUAGE"] == "must be one of ja, en."
+        assert by_name["OOMCHECK_DEFAULT_LANGUAGE"] == "must be one of en, ja."
 
 
 def test_an_unmapped_error_type_falls_back_to_a_generic_text(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -62,3 +62,23 @@ def test_a_third_language_is_its_catalogues_plus_one_line(tmp_path: Path) -> Non
     )
     assert run.returncode == 1, run.stderr
     assert "at XX step 2 of training" in run.stdout.splitlines()[0], run.stdout
+
+
+def test_the_bots_language_choices_and_translator_follow_the_registry() -> None:
+    import discord
+
+    from bot.commands import OomCommands
+    from bot.translator import CatalogueTranslator
+
+    check = OomCommands.oom_check
+    config = OomCommands.oom_config
+    assert [c.value for c in check._params["lang"].choices] == ["auto", *LANGUAGES]
+    assert [c.value for c in config._params["language"].choices] == ["default", *LANGUAGES]
+    # Discord's locale tag names the catalogue language; English is the commands' own default text.
+    translator = CatalogueTranslator(lambda key, lang: f"{lang}:{key}")
+    string = discord.app_commands.locale_str("x", key="bot.k")
+    import asyncio
+
+    ja = asyncio.run(translator.translate(string, discord.Locale.japanese, None))  # type: ignore[arg-type]
+    en = asyncio.run(translator.translate(string, discord.Locale.american_english, None))  # type: ignore[arg-type]
+    assert (ja, en) == ("ja:bot.k", None)
