@@ -30,7 +30,7 @@ test: lint unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check diagnosis bot oomcheck locales
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	@# --no-cache: a cache would be a folder in the checkout, and a whole run takes well under a second
 	$(BIN)/lint-imports --no-cache
