@@ -18,7 +18,7 @@ from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.facts_prose import ProseHints, read_prose
 from diagnosis.families import arch_from_name, family_for, family_from_words, table, vram_class
 from diagnosis.lazyre import LazyPattern
-from diagnosis.logreader.gpus import vram_of_gpu_name, vram_of_gpu_names
+from diagnosis.logreader.gpus import vram_of_gpu_name
 from diagnosis.models import (
     ConfigDoc,
     ConfigShape,
@@ -122,17 +122,6 @@ def log_evidence(piece: Piece, where: LogLine) -> Evidence:
     return Evidence(
         source=piece.source, line=piece.line_offset + where.line, text=_cut(_frame_text(where.text))
     )
-
-
-def _lines_from(text: str, first: int) -> list[str]:
-    """Lines `first` (0-based) to the end, split at line feeds as the log reader numbers them.
-
-    The error is near the end of a long log, so only that tail is split, not the whole text.
-    """
-    if first <= 0:
-        return text.split("\n")
-    tail = text.count("\n") + 1 - first
-    return text.rsplit("\n", tail)[1:] if tail > 0 else []
 
 
 def user_evidence(quote: str) -> Evidence:
@@ -654,31 +643,16 @@ def usable_vram(gib: float | None) -> float | None:
     return float(gib)
 
 
-# How far from the error line a GPU name is looked for ("tested on the 4090 … then on the A6000: SIGKILL").
-_GPU_LINES_BEFORE = 300
-_GPU_LINES_AFTER = 30
-
-
 def _gpu_near_the_error(logs: Sequence[LogFacts], facts: Facts) -> tuple[str, float] | None:
-    """The GPU named closest before the error (else just after it), when the log names several cards
-    and no device index says which one ran; None when that does not decide anything."""
+    """The GPU the log names next to the case's error, when it names several cards and no device index
+    says which one ran (the log reader looks for it); None when that does not decide anything."""
     main = choose_log(logs)
     event = facts.fatal or facts.host_oom
     if main is None or event is None or main.device_index is not None:
         return None
     if not any(event is e for e in main.events) and main.fatal is not event:
         return None
-    first = max(0, event.where.line - 1 - _GPU_LINES_BEFORE)
-    lines = _lines_from(main.piece.text, first)
-    end = first + len(lines)
-    error = min(max(event.where.line - 1, 0), end)
-    last = min(end, error + _GPU_LINES_AFTER)
-    names = vram_of_gpu_names([line[:400] for line in lines[: max(0, last - first)]])
-    named = [(first + offset, found) for offset, found in enumerate(names) if found is not None]
-    if len({name for _, (name, _) in named}) < 2:
-        return None
-    before = [item for item in named if item[0] <= error]
-    return before[-1][1] if before else named[0][1]
+    return main.gpu_near.get(event.where.line)
 
 
 def _read_vram(

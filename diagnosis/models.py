@@ -294,6 +294,9 @@ class LogFacts(Record):
     trainer_version: str | None = None
     non_oom_error: NonOomError | None = None
     model_line: LogLine | None = None  # "Loading Flux model": the model the trainer says it loads
+    # With no device index: the GPU named next to an error (by the error's line), where the lines around
+    # it name several cards (logreader.reader.gpu_near).
+    gpu_near: dict[int, tuple[str, float]] = field(default_factory=dict)
     echoed_config: Piece | None = None  # the process JSON the trainer printed near the top
     cut_before_error: bool = False  # a traceback that stops before its final error line
     has_traceback: bool = False

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.facts import _GPU_LINES_AFTER, _GPU_LINES_BEFORE, _gpu_near_the_error, build_facts, choose_log
+from diagnosis.facts import _gpu_near_the_error, build_facts, choose_log
 from diagnosis.facts_model import Facts
 from diagnosis.intake import read_case
 from diagnosis.logreader import read_log
 from diagnosis.logreader.gpus import vram_of_gpu_name
+from diagnosis.logreader.reader import GPU_LINES_AFTER as _GPU_LINES_AFTER
+from diagnosis.logreader.reader import GPU_LINES_BEFORE as _GPU_LINES_BEFORE
 from diagnosis.models import LogFacts, PieceKind
 
 CRASH = "Job process terminated with signal SIGKILL"

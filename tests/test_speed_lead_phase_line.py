@@ -1,4 +1,4 @@
-"""The phase's announcement line is found in a window at the end of the log, not a split of all of it.
+"""The phase's announcement line and the card next to the error are found without splitting the whole log.
 
 `_lines_from` must give exactly the lines the log reader numbers (split at line feeds only), and the
 evidence line must be the same however long the log before it is.
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diagnosis import diagnose
-from diagnosis.facts import _lines_from
+from diagnosis.logreader.reader import _lines_from
 
 ANNOUNCE = "Generating baseline samples before training"
 TRACEBACK = (

@@ -13,6 +13,7 @@ from diagnosis.limits import Limits
 from diagnosis.logreader import errors, exits, oom
 from diagnosis.logreader.echo import echoed_config
 from diagnosis.logreader.env import Environment
+from diagnosis.logreader.gpus import vram_of_gpu_names
 from diagnosis.logreader.lines import ERROR_RUNNING_JOB, is_plain, log_text, segments_of
 from diagnosis.logreader.phase import Frame, Mark, marker_of, parse_frame, phase_of_frames
 from diagnosis.logreader.progress import Bar, bar_counts, bar_description, classify_bar
@@ -539,6 +540,50 @@ def _announcement(before: list[_Marker], phase: Phase, error_line: int | None) -
     return LogLine(last.line, last.text.strip()) if last.mark in marks else None
 
 
+# How far from an error a GPU name is looked for ("tested on the 4090 … then on the A6000: SIGKILL").
+GPU_LINES_BEFORE = 300
+GPU_LINES_AFTER = 30
+
+
+def _lines_from(text: str, first: int) -> list[str]:
+    """Lines `first` (0-based) to the end, split at line feeds as the reader numbers them. The error is
+    near the end of a long log, so only that tail is split, not the whole text."""
+    if first <= 0:
+        return text.split("\n")
+    tail = text.count("\n") + 1 - first
+    return text.rsplit("\n", tail)[1:] if tail > 0 else []
+
+
+def gpu_near(text: str, error_line: int) -> tuple[str, float] | None:
+    """The GPU named closest before the error line (else just after it), when the lines around it name
+    several cards; None when that does not decide anything."""
+    first = max(0, error_line - 1 - GPU_LINES_BEFORE)
+    lines = _lines_from(text, first)
+    end = first + len(lines)
+    error = min(max(error_line - 1, 0), end)
+    last = min(end, error + GPU_LINES_AFTER)
+    names = vram_of_gpu_names([line[:400] for line in lines[: max(0, last - first)]])
+    named = [(first + offset, found) for offset, found in enumerate(names) if found is not None]
+    if len({name for _, (name, _) in named}) < 2:
+        return None
+    before = [item for item in named if item[0] <= error]
+    return before[-1][1] if before else named[0][1]
+
+
+def _gpus_near_the_errors(text: str, facts: LogFacts) -> dict[int, tuple[str, float]]:
+    """`gpu_near` for the events that can end up as the case's error: the fatal one, the last one, the
+    first of the host; by the event's line."""
+    events = [facts.fatal, facts.events[-1] if facts.events else None]
+    events.append(next((e for e in facts.events if e.kind.on_host), None))
+    out: dict[int, tuple[str, float]] = {}
+    for event in events:
+        if event is not None and event.where.line not in out:
+            found = gpu_near(text, event.where.line)
+            if found is not None:
+                out[event.where.line] = found
+    return out
+
+
 def _phase(reader: _Reader, facts: LogFacts, anchor: int | None) -> None:
     before = [m for m in reader.markers if anchor is None or m.seq <= anchor]
     training_before = any(m.mark is Mark.TRAINING for m in before)
@@ -678,6 +723,8 @@ def read(piece: Piece, limits: Limits) -> LogFacts:
         facts.gpu_total_bytes = gpu.total_bytes or round(gpu.gb * 1024**3)
     facts.os = reader.env.os()
     facts.model_line = reader.model_line
+    if facts.device_index is None:
+        facts.gpu_near = _gpus_near_the_errors(text, facts)
     facts.torch_version = reader.env.torch_version
     facts.trainer_version = reader.env.trainer_version
     _symptoms(reader, facts)
