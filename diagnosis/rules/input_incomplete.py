@@ -46,7 +46,12 @@ def check_input_incomplete(f: Facts) -> Finding | None:
         # and which settings to look at, before it asks for the config. With no phase, the settings
         # behind most out-of-memory errors, in the order to check them.
         params["phase"] = f.phase.value if f.phase.value in _CHECKLISTS else Phase.UNKNOWN.value
-    return SPEC.finding(evidence=ev(f, "oom", "host_oom", "user_oom"), params=params)
+    elif f.log_cut and f.phase.value in _CHECKLISTS:
+        # A traceback cut before its last line still shows, in its frames, where the run was.
+        params["cut_phase"] = f.phase.value
+    # The frame that shows the phase is quoted when it is all the traceback shows.
+    shown = ev(f, "phase") if "cut_phase" in params else []
+    return SPEC.finding(evidence=[*ev(f, "oom", "host_oom", "user_oom"), *shown], params=params)
 
 
 SPEC = RuleSpec(
@@ -59,6 +64,6 @@ SPEC = RuleSpec(
     check=check_input_incomplete,
     # Said whatever the input shows: an error that is not an OOM does not make it moot.
     oom_checklist=False,
-    params=frozenset({"missing", "phase"}),
+    params=frozenset({"missing", "phase", "cut_phase"}),
     role=Role.QUESTION,
 )

@@ -31,3 +31,26 @@ def test_input_complete() -> None:
 
 def test_input_incomplete_is_said_in_both_languages() -> None:
     assert_said_in_both_languages("input_incomplete", Facts(vram_source="assumed"))
+
+
+CUT = (
+    "my run dies, here is the end of the log:\n```\nTraceback (most recent call last):\n"
+    '  File "/ai-toolkit/jobs/process/BaseSDTrainProcess.py", line 1842, in run\n'
+    "    loss_dict = self.hook_train_loop(batch)\n"
+    '  File "/ai-toolkit/extensions_built_in/SDTrainer.py", line 1577, in train_single_accumulation\n'
+    "    self.accelerator.backward(loss)\n```\n"
+)
+
+
+def test_a_cut_traceback_says_the_phase_its_frames_show_in_both_languages() -> None:
+    from diagnosis import diagnose
+    from diagnosis.render import render_cli
+
+    report = diagnose([CUT])
+    found = [f for f in report.findings if f.rule_id == "input_incomplete"]
+    assert found and found[0].params.get("cut_phase") == "training_step"
+    en, ja = render_cli(report, lang="en"), render_cli(report, lang="ja")
+    assert en.startswith("The traceback you pasted stops before its error line.")
+    assert "a training step" in en and "The last 50 lines of the log" in en
+    assert ja.startswith("貼っていただいたトレースバックは、エラーの行の前で切れています。")
+    assert "学習ステップの途中" in ja
