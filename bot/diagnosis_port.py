@@ -20,10 +20,9 @@ from diagnosis.scrub import scrub
 
 # Inputs up to this many characters are diagnosed, rendered and scrubbed on the event loop. That
 # covers any chat message (2000 characters, 4000 with Nitro) and small files. Diagnosing and rendering
-# the corpus's pastes of that size takes 0.4 ms at the median and at most about 2 ms (a config with a
-# log), and ~11 ms for the worst hostile fixture (tests/hostile; its limits bound alias bombs and the
-# like), while a hop to the pool and back costs 0.1-0.5 ms under load, and more while the loop is busy
-# (the worker then waits for the GIL).
+# a paste of that size usually costs about what a hop to the pool and back costs under load, and the
+# hop costs more while the loop is busy (the worker then waits for the GIL); the limits of the engine
+# bound the worst inputs (tests/hostile: alias bombs and the like) so that they cannot hold the loop.
 INLINE_INPUT_CHARS = 4096
 
 

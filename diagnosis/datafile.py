@@ -1,7 +1,7 @@
 """Loading the project's own YAML data files (families, thresholds, catalogues), fast.
 
-`yaml.safe_load` uses PyYAML's pure-Python parser, which made loading the catalogues and tables the
-largest part of a CLI run; libyaml's safe loader (`CSafeLoader`) reads the same files several times
+`yaml.safe_load` uses PyYAML's pure-Python parser, and every CLI run loads the catalogues and tables;
+libyaml's safe loader (`CSafeLoader`) reads the same files several times
 faster and gives the same data. PyYAML built without libyaml falls back to the pure-Python loader.
 User input never comes here: it goes through `diagnosis.config.parse`.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-# Plain paths (os.path, not pathlib): pathlib's import was a tenth of a CLI run's start-up.
+# Plain paths (os.path, not pathlib): importing pathlib would add to every CLI run's start-up.
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # `diagnosis` and `locales`
 DATA_DIR = os.path.join(PACKAGE_ROOT, "diagnosis", "data")
 LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -82,7 +82,7 @@ def _bare_section(data: dict[str, Any]) -> str | None:
 
 def device_index(device: str) -> int | None:
     """N of `cuda:N` (case ignored, blanks around each part), else None. Read by hand: the pattern it
-    stands for (tests/test_speed_cconfig_startup.py) cost every start-up its compile."""
+    stands for (tests/test_speed_cconfig_startup.py) would cost every start-up its compile."""
     head, colon, tail = device.partition(":")
     digits = tail.strip()
     if colon and head.strip().lower() == "cuda" and 1 <= len(digits) <= 2 and digits.isdecimal():
@@ -602,7 +602,7 @@ def _read_logs(logs: Sequence[LogFacts], facts: Facts) -> None:
 
 
 def _read_symptoms(logs: Sequence[LogFacts], main: LogFacts, facts: Facts) -> None:
-    """The log reader's symptoms besides an OOM, copied for the rules (issue #16)."""
+    """The log reader's symptoms besides an OOM, copied for the rules."""
     timed = next((log for log in reversed(logs) if log.step_times is not None), None)
     times = timed.step_times if timed is not None else None
     if timed is not None and times is not None:

@@ -112,7 +112,7 @@ class Facts(Record):
     # problem and a model or card they name): auto mode answers such a post with no config or log.
     reports_problem: bool = False
 
-    # --- symptoms the log shows besides an OOM (issue #16); see LogFacts for their exact meaning
+    # --- symptoms the log shows besides an OOM; see LogFacts for their exact meaning
     step_time_first_s: float | None = None  # training bar, seconds per step
     step_time_typical_s: float | None = None
     step_time_last_s: float | None = None
@@ -135,7 +135,7 @@ class Facts(Record):
     paths: dict[str, KeyPath] = field(default_factory=dict)
     defaulted: set[str] = field(default_factory=set)  # facts filled from the trainer's defaults
 
-    # --- additions by the rule engine (H3)
+    # --- additions by the rule engine
     family_info: Family | None = None  # the family table row (thresholds) for `family`
     config_shape: str | None = None  # ConfigShape value of the config read
     config_source: str | None = None

@@ -231,7 +231,8 @@ class _Prose:
     Trying ~50 case-insensitive patterns on every line costs far more than one `in` test per
     pattern on the folded text; a pattern whose needed literals are all absent cannot match a line.
     The same holds line by line: the patterns left are tried only on the lines holding one of their
-    literals.
+    literals. Every diagnosis reads the user's words, so this serves the README's corpus-config and
+    bot round-trip figures.
     """
 
     def __init__(self, text: str) -> None:

@@ -1,7 +1,7 @@
 """Model families and VRAM classes: the table in `data/families.yaml`, read once into typed records.
 
-The records are named tuples: they are immutable, and a frozen dataclass cost ten times as much to
-create at import (issue #8, start-up).
+The records are named tuples, not frozen dataclasses: they are immutable, and their classes are
+created at import by every run of the command line, whose start-up is a benchmark figure (README).
 """
 
 from __future__ import annotations
@@ -152,8 +152,8 @@ class FamilyTable(NamedTuple):
 
 @cache
 def _raw() -> dict[str, Any]:
-    # Read once for both table() and thresholds() (each read paid the file, its CRC and a snapshot
-    # run: ~0.2 ms); neither changes what it is given.
+    # Read once for both table() and thresholds(): each read would parse the file again; neither
+    # changes what it is given.
     raw: dict[str, Any] = data_file("families.yaml")
     return raw
 

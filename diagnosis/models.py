@@ -11,10 +11,9 @@ from typing import Any, NamedTuple
 
 from diagnosis.record import Record, field
 
-# Immutable values are named tuples and the others records (`diagnosis.record`), not dataclasses:
-# every `oomcheck check` creates these classes at import, and a frozen dataclass took about 0.6 ms to
-# create against 0.08 ms for a named tuple (issue #8, start-up). Code that needs a changed copy of a
-# named tuple uses `_replace`.
+# Immutable values are named tuples, not frozen dataclasses: every `oomcheck check` creates these
+# classes at import, a named tuple's class is much quicker to create, and start-up is a benchmark
+# figure (README). Code that needs a changed copy of a named tuple uses `_replace`.
 
 # A path into a parsed config: mapping keys and list indexes, e.g. ("config", "process", 0, "train").
 KeyPath = tuple[str | int, ...]
@@ -302,7 +301,7 @@ class LogFacts(Record):
     has_traceback: bool = False
     events_dropped: int = 0  # OOM events beyond limits.max_events (the latest one is always kept)
     limits_hit: list[str] = field(default_factory=list)  # "max_events", "max_line_chars", …
-    # --- symptoms besides an OOM (issue #16): speed, where the log stops, how the process ended
+    # --- symptoms besides an OOM: speed, where the log stops, how the process ended
     # Seconds per step by kind of bar: "training", "sample", "quantize", "latent_caching",
     # "text_embedding_caching", "model_load", "dataloader", "other" (a bar that names no phase).
     bar_times: dict[str, StepTimes] = field(default_factory=dict)

@@ -1,14 +1,15 @@
 """Records: classes declared as dataclasses are, whose methods are written once and shared.
 
-Why not `dataclasses`: every `oomcheck check` imported it (it brings `inspect`, `ast`, `dis` and
-`tokenize`) and generated and compiled the methods of each class at import: about 13 ms of an 80 ms
-start-up from a regular install (issue #8). A record declares its fields with annotations and
-defaults, as a dataclass does; `__init__`, `__repr__` and `__eq__` are Record's own and behave as the
-generated ones do (tests/test_record.py holds every record class against a generated dataclass).
+Why not `dataclasses`: the start-up of `oomcheck check` is a benchmark figure (README), and with
+dataclasses every run would import `inspect` (and with it `ast`, `dis` and `tokenize`) and generate
+and compile the methods of each record class at import. A record declares its fields with
+annotations and defaults, as a dataclass does; `__init__`, `__repr__` and `__eq__` are Record's own
+and behave as the generated ones do (tests/test_record.py holds every record class against a
+generated dataclass).
 
-The shared `__init__` costs about 1 µs more per record than a generated one: a diagnosis makes some
-20 records, so about 20 µs. Writing each class's own `__init__` on first use was tried and measured:
-compiling them added about 2 ms to a run of `oomcheck check`, far more than its diagnosis gained.
+The shared `__init__` is a little slower per record than a generated one, but a diagnosis makes only
+a few dozen records; compiling a class's own `__init__` on first use would cost a CLI run more than
+its diagnosis gains.
 """
 
 from __future__ import annotations

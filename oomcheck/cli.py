@@ -20,8 +20,9 @@ from diagnosis.limits import DEFAULT_LIMITS
 from locales import DEFAULT_LANGUAGE, LANGUAGES, known_language
 from oomcheck import __version__
 
-# Start-up time is part of the product (issue #8): each command imports only what its path needs,
-# so the engine, the templates, the catalogues and the JSON document are imported where they are used.
+# Start-up time is part of the product (a benchmark figure, README): each command imports only what
+# its path needs, so the engine, the templates, the catalogues and the JSON document are imported
+# where they are used.
 if TYPE_CHECKING:
     from diagnosis.models import SecretHit
     from diagnosis.report import Report
@@ -77,7 +78,7 @@ class _HelpKey(str):
 
 def _terminal_columns() -> int:
     """The width argparse would ask `shutil` for. argparse builds a formatter for every argument it
-    adds, and importing `shutil` (with bz2, lzma and fnmatch) for that cost a `check` run 3 ms."""
+    adds, and importing `shutil` (with bz2, lzma and fnmatch) for that would add to every `check` run."""
     try:
         columns = int(os.environ["COLUMNS"])
         if columns > 0:
@@ -376,8 +377,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     finally:
         if argv is None:
             # The interpreter's exit runs full garbage collections over every object the imports
-            # created (classes, functions, compiled patterns), which took a tenth of a run only to
-            # find cycles the exit releases anyway. Frozen objects are left out of those passes;
+            # created (classes, functions, compiled patterns), a noticeable part of a short run, only
+            # to find cycles the exit releases anyway. Frozen objects are left out of those passes;
             # nothing a one-shot command leaves behind needs a finaliser (its files are closed).
             gc.freeze()
 

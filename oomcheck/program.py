@@ -10,8 +10,8 @@ def load_cli() -> Callable[[], int]:
     """Import the command line (and with it the engine) with the garbage collector held off.
 
     The imports build classes, compiled patterns and data tables that live as long as the process;
-    the collector's passes over them during the imports, about 5 ms of a 100 ms `oomcheck check`
-    (issue #8, start-up), could never free anything. Once built they are frozen, out of the
+    the collector's passes over them during the imports, which every `oomcheck check` would pay for at
+    start-up, could never free anything. Once built they are frozen, out of the
     collector's sight, and collection resumes for the command itself.
     """
     gc.disable()

@@ -475,7 +475,7 @@ def _simple_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
     Built in one loop over the events, with the open collection in local variables; the result is the
     general builder's (tests/test_speed_cconfig_parse.py). None when the text needs the general
     builder, which then reads it from the start (an error, a stream of several documents, a limit: the
-    general builder reports it).
+    general builder reports it). It serves the README's corpus-config figure (engine vs `yaml.load`).
     """
     get = _FAST_LOADER(text).get_event
     # Looked up once, not at every node of the loop below.
@@ -876,7 +876,8 @@ def _simple_json(text: str, limits: Limits, mapped: bool) -> _Parsed | None:
     """A JSON document whose root is an object or an array, without duplicate keys, within the
     limits, read in one loop with the open container in local variables; the result is `_JsonParser`'s
     (tests/test_speed_cconfig_json.py). None for anything else (an error, a limit, a duplicate key):
-    `_JsonParser` then reads the text and says what is wrong."""
+    `_JsonParser` then reads the text and says what is wrong. The JSON counterpart of `_simple_yaml`,
+    for the same figure."""
     # The whitespace pattern always matches (typed as Any: no None to rule out at every token).
     ws: Callable[[str, int], Any] = _JSON_WS.get().match
     number, size = _JSON_NUMBER.get().match, len(text)

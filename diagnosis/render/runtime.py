@@ -4,7 +4,7 @@
 here give its expressions the meaning Jinja2 gives them in our environment (autoescape off,
 `ChainableUndefined`): attribute access that falls back to item access, a missing value that prints
 as nothing, is false and chains, `~` joining the text of its operands, and the few filters the
-templates use. Importing Jinja2 took longer than rendering a reply; tests render every template both
+templates use. Importing Jinja2 costs more than rendering a reply; tests render every template both
 ways and require the same text.
 """
 

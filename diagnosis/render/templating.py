@@ -5,7 +5,7 @@ run with autoescape off; every user-derived value reaches the output through the
 either the `u` filter, `ic` (inline code), `code` (a block), or `t(...)`, which escapes its params.
 Text that came from the catalogue is wrapped in `Trusted` so it is not escaped twice.
 
-Importing Jinja2 and compiling a template took longer than the rest of a CLI run, so templates are
+Importing Jinja2 and compiling a template cost more than the rest of a CLI run, so templates are
 rendered by their Python translations (`diagnosis.render.translate`). A translation is made the first
 time its template is rendered and kept in the user's cache folder (`cache_dir`), under a name derived
 from everything it depends on: the template's text, the environment's options and the translator's

@@ -25,7 +25,7 @@ _log = get_logger(__name__)
 
 def module_names(package: ModuleType) -> list[str]:
     """The modules of a package folder, sorted. Not `pkgutil.iter_modules`: it imports `inspect`
-    (and with it ast, dis and tokenize, about 5 ms of every start-up) only to strip the ".py"."""
+    (and with it ast, dis and tokenize, which every start-up would pay for) only to strip the ".py"."""
     return sorted(
         entry[:-3]
         for folder in package.__path__

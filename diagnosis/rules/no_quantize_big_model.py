@@ -20,7 +20,7 @@ from diagnosis.rules.base import (
     vram,
 )
 
-# Compiled on first use: only a big model's quantize step reads a qtype (issue #8, start-up).
+# Compiled on first use: only a big model's quantize step reads a qtype, and start-up is a README figure.
 _BITS = LazyPattern(r"(?:u?int|convrotint|convrot|nvfp|q?float)(\d)|(\d) bit")
 
 
