@@ -33,7 +33,8 @@ def check_input_incomplete(f: Facts) -> Finding | None:
         # Asked as "the rest of the config", so the user does not read it as "you sent no config".
         missing.append("config_rest")
     if not f.has_log and (not f.has_config or f.says_oom):
-        missing.append("log")
+        # With no error anywhere (a hang, a slowdown), the log is wanted up to where the run stops.
+        missing.append("log" if f.has_oom or f.fatal is not None else "log_until_stop")
     elif f.has_log and f.log_cut and f.fatal is None and f.host_oom is None:
         missing.append("error_lines")
     if not missing:

@@ -15,7 +15,10 @@ def test_input_incomplete_asks_for_exactly_what_is_missing() -> None:
     f.phase = Phase.TRAINING_STEP
     assert check("input_incomplete", f).params == {"missing": ["config"], "phase": "training_step"}
     nothing = Facts(vram_source="assumed")
-    assert check("input_incomplete", nothing).params == {"missing": ["config", "log", "gpu"]}
+    # Nothing says a run failed: the log is asked for up to where it stops, not "to the error".
+    assert check("input_incomplete", nothing).params == {"missing": ["config", "log_until_stop", "gpu"]}
+    said_oom = Facts(vram_source="assumed", says_oom=True, has_oom=True)
+    assert check("input_incomplete", said_oom).params["missing"] == ["config", "log", "gpu"]
 
 
 def test_input_incomplete_when_the_job_lacks_its_model_section() -> None:
@@ -53,4 +56,4 @@ def test_a_cut_traceback_says_the_phase_its_frames_show_in_both_languages() -> N
     assert en.startswith("The traceback you pasted stops before its error line.")
     assert "a training step" in en and "The last 50 lines of the log" in en
     assert ja.startswith("貼っていただいたトレースバックは、エラーの行の前で切れています。")
-    assert "学習ステップの途中" in ja
+    assert "学習ステップの逆伝播" in ja
