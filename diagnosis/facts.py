@@ -721,6 +721,9 @@ def _family_from_log(logs: Sequence[LogFacts], facts: Facts) -> None:
             return
 
 
+_SYMPTOMS = frozenset({"words.slow", "words.stuck", "words.exits"})
+
+
 def _read_stated(hints: ProseHints, facts: Facts) -> None:
     """What the user states in words where the config and the logs say nothing: the model, the OS,
     the host's RAM and swap. Each keeps its quote as evidence, and its source says it came from words."""
@@ -735,11 +738,15 @@ def _read_stated(hints: ProseHints, facts: Facts) -> None:
     if facts.os is None and hints.os is not None:
         facts.os, facts.os_source = hints.os, "user_words"
         facts.evidence["os"] = user_evidence(hints.os_quote or "")
-    if hints.report_problem is not None and (
-        hints.report_context is not None or hints.family_words is not None or hints.gpu_number is not None
-    ):
+    # A problem: a problem word, what happened (slow, stuck, exited), or what a rule listens for.
+    symptom = next(
+        (q for key, q in hints.said.items() if key in _SYMPTOMS or not key.startswith("words.")), None
+    )
+    problem = hints.report_problem or symptom
+    context = hints.report_context or hints.family_words or hints.gpu_number
+    if problem is not None and context is not None:
         facts.reports_problem = True
-        facts.evidence["user_report"] = user_evidence(hints.report_problem)
+        facts.evidence["user_report"] = user_evidence(problem)
     if hints.system_ram_gib:
         facts.system_ram_gib = hints.system_ram_gib
         facts.evidence["system_ram"] = user_evidence(hints.system_ram_quote or "")

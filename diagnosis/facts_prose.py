@@ -339,8 +339,7 @@ def read_prose(text: str) -> ProseHints:
             hints.os, hints.os_quote = name, quote
             break
     hints.report_problem = _first(prose, pats.report_problem)
-    if hints.report_problem is not None:
-        hints.report_context = _first(prose, pats.report_context)
+    hints.report_context = _first(prose, pats.report_context)
     for line in lines:
         named = family_from_words(line)
         if named is not None:

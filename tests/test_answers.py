@@ -43,3 +43,7 @@ def test_the_answer_names_the_model_the_card_and_what_it_needs(lang: str) -> Non
     report = diagnose(["Is there no way to train Qwen Image on 8GB VRAM? it runs out of memory"], locale=lang)
     text = render_cli(report, lang=lang)
     assert "Qwen-Image" in text and "8 GB" in text and "12 GB" in text
+
+
+def test_a_japanese_question_is_heard() -> None:
+    assert notes("Qwen-Image-Editを16GBで学習できますか？")[0] == "answer_fits"

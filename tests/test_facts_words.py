@@ -163,3 +163,20 @@ def test_a_size_and_a_phase_in_words(text: str, vram: float | None, phase: str |
     hints = read_prose(text)
     assert hints.vram_gib == vram
     assert (hints.phase.value if hints.phase else None) == phase
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("OOMになります。4090です", None),
+        ("latentのキャッシュで止まったままです", "not_oom"),
+        ("3秒/it→40秒/itになりました。Windows 11、3060 12GB", "vram_spill_to_shared_memory"),
+        ("CUDA_VISIBLE_DEVICESを設定しても別のGPUを使ってしまいます", "wrong_gpu"),
+    ],
+)
+def test_japanese_reports_are_read(text: str, rule: str | None) -> None:
+    report = diagnose([text])
+    if rule is None:
+        assert report.facts.has_oom and report.facts.vram_gib == 24.0
+    else:
+        assert rule in {f.rule_id for f in report.findings}

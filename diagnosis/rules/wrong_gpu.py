@@ -19,7 +19,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"\b(?:use|using|told|set|asked|selected|chose|chosen|picked)\b[^.\n]{0,20}\bgpu ?(\d)\b[^.\n]{0,40}\b(?:actually|in fact|instead)\b[^.\n]{0,30}\b(?:uses?|using|used|runs?|running|ran|trains?|training|loads?|loaded|lands?|goes|going|went|on)\b[^.\n]{0,15}\bgpu ?(?!\1\b)\d",  # noqa: E501 (a pattern reads best on one line)
         r"\b(?:using|uses|runs? on|running on)\W{1,3}gpu ?\d\b[^.\n]{0,20}\bwhen (?:it is |it's )?(?:told|set|asked) to use\b",  # noqa: E501 (a pattern reads best on one line)
         r"\bgpu ?\d\W{0,3} is actually gpu ?\d",
-        r"(?:違う|別の|間違った)(?:GPU|カード)(?:で(?:動|学習|実行)|が使われ)",
+        r"(?:違う|別の|間違った) ?(?:GPU|カード) ?(?:で(?:動|学習|実行)|が使われ|を使って(?:しま|います))",
         r"GPU ?(\d)[^。\n]{0,20}(?:指定|選択|選ん)[^。\n]{0,20}(?:のに|けど)[^。\n]{0,30}GPU ?(?!\1(?!\d))\d",
     ),
     # The GPU choice is not honoured: CUDA_VISIBLE_DEVICES (or the device setting) is ignored, or the
