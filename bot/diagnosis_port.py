@@ -61,6 +61,7 @@ class EnginePort(Protocol):
         gpu_vram_gib: float | None,
         sources: Sequence[str],
         steps: int = 1,
+        default_language: str = "en",
     ) -> Report: ...
 
     def render(self, report: Report, *, lang: str, step: int) -> DiscordReplyLike: ...
@@ -110,10 +111,17 @@ class DiagnosisEngine:
         gpu_vram_gib: float | None,
         sources: Sequence[str],
         steps: int = 1,
+        default_language: str = "en",
     ) -> Report:
         # `steps`: the ladder steps whose corrected config the reply may show (step N builds on N-1).
+        # `default_language`: the reply's language when the post has no words of its own to tell.
         return diagnose(
-            list(inputs), locale=locale, gpu_vram_gib=gpu_vram_gib, sources=list(sources), steps=steps
+            list(inputs),
+            locale=locale,
+            gpu_vram_gib=gpu_vram_gib,
+            sources=list(sources),
+            steps=steps,
+            default_language=default_language,
         )
 
     def render(self, report: Report, *, lang: str, step: int) -> DiscordReplyLike:

@@ -212,6 +212,9 @@ class ReplyService:
     async def diagnose(self, request: Request, *, steps: int = 1) -> Report:
         """The report, with corrected configs written for ladder steps 1 to `steps` (the one shown)."""
         inputs = request.gathered.inputs
+        # The server's default language answers a post with no words of its own (a bare config or
+        # log); a post written in a language is answered in it.
+        default = await self.guild_language(request.guild_id)
         return await self.engine_call(
             input_size(inputs),
             self.engine.diagnose,
@@ -220,6 +223,7 @@ class ReplyService:
             gpu_vram_gib=request.gpu_vram_gib,
             sources=[i.source for i in inputs],
             steps=steps,
+            default_language=default,
         )
 
     def language_menu(self, lang: str) -> tuple[LanguageChoice, ...]:
@@ -234,9 +238,11 @@ class ReplyService:
         self, request: Request, report: Report, *, step: int = 1, lang: str | None = None
     ) -> Prepared:
         if lang is None:
-            guild_default = await self.guild_language(request.guild_id)
+            # The report's language is the post's own, or the server's default when it has no words
+            # (see `diagnose`): it comes before the default, which would otherwise answer an English
+            # post in Japanese.
             lang = self.engine.choose_language(
-                request.explicit_language, request.user_locale, guild_default, report.language
+                request.explicit_language, request.user_locale, None, report.language
             )
         # The report (and so the reply) grows with the input it was made from.
         size = input_size(request.gathered.inputs)

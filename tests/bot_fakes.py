@@ -56,6 +56,7 @@ class FakeEngine:
         gpu_vram_gib: float | None,
         sources: Sequence[str],
         steps: int = 1,
+        default_language: str = "en",
     ) -> Report:
         self.diagnosed.append(list(inputs))
         self.steps_asked.append(steps)
@@ -72,7 +73,17 @@ class FakeEngine:
             findings.append(Finding("batch_too_large", Severity.ERROR, Applicability.MEMORY_ONLY))
         count = re.search(r"steps=(\d)", text)
         ladder = [LadderStep(n, ["gc_off"], []) for n in range(1, int(count.group(1)) + 1)] if count else []
-        language = locale or ("ja" if re.search(r"[ぁ-ん]", text) else "en")
+        # The user's own words: what is left without mentions, log lines and config lines.
+        prose = "\n".join(
+            line
+            for line in re.sub(r"<@\d+>", "", text).splitlines()
+            if "Error" not in line and not re.match(r"\s*-?\s*[\w-]+:", line)
+        )
+        if re.search(r"[ぁ-ん]", prose):
+            words: str | None = "ja"
+        else:
+            words = "en" if re.search(r"\b[a-z]{3,}\b", prose) else None
+        language = locale or words or default_language
         return Report(findings, ladder, Facts(), language, False, config=config, log=log)
 
     def render(self, report: Report, *, lang: str, step: int) -> DiscordReply:
