@@ -526,6 +526,7 @@ def _read_config(doc: ConfigDoc, facts: Facts, with_evidence: bool = True) -> No
     facts.config_source = doc.piece.source
     facts.config_shape = doc.shape.value
     facts.config_from_log = doc.piece.from_log
+    facts.config_cut = doc.cut_off
     if not doc.ok:
         facts.config_error = doc.error
         if doc.error is not None:

@@ -143,6 +143,7 @@ class Facts(Record):
     bare_section: str | None = None  # a fragment that is the inside of one section ("train") without its key
     config_error: ConfigError | None = None  # the last pasted config does not parse
     config_error_line: int | None = None  # that error's line within its input (for evidence)
+    config_cut: bool = False  # the pasted config ends mid-value (a message cut at its length limit)
     datasets: list[DatasetFacts] = field(default_factory=list)
     sample_items: list[tuple[int, int | None, int | None]] = field(default_factory=list)  # (i, w, h)
     network_type: str | None = None

@@ -135,6 +135,9 @@ class ConfigDoc(Record):
     source_map: dict[KeyPath, SourceEntry]  # absolute paths from the root
     error: ConfigError | None = None
     limits_hit: list[str] = field(default_factory=list)
+    # The pasted text ends inside a value (a message cut at Discord's length limit): `data` is what the
+    # complete lines before the cut hold, and `piece` holds those lines only.
+    cut_off: bool = False
 
     @property
     def ok(self) -> bool:

@@ -52,5 +52,5 @@ def test_a_japanese_question_is_heard() -> None:
 def test_a_size_asked_about_in_japanese_is_the_card_and_is_not_asked_again() -> None:
     report = diagnose(["FLUX.1-dev の LoRA、24GBだと無理ですか？"])
     assert (report.facts.vram_gib, report.facts.vram_source) == (24.0, "user_words")
-    assert [n.id for n in report.notes][0] == "answer_fits"
+    assert report.notes[0].id == "answer_fits"
     assert all("gpu" not in f.params.get("missing", []) for f in report.findings)

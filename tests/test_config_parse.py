@@ -191,7 +191,8 @@ def test_corpus_111_tab_indentation_error() -> None:
     [
         ("train:\n  batch_size: 4\n   steps: 3\n", 3, 9),  # mapping values are not allowed here
         ('model:\n  name_or_path: "black-forest-labs/FLUX.1-dev\n  quantize: true\n', 4, 1),
-        ("train:\n  lr: [1e-4\n", 3, 1),
+        # A list opened on an earlier line and never closed: the parser stops at the next key.
+        ("train:\n  lr: [1e-4\n  steps: 3\n  batch_size: 1\n", 3, 8),
     ],
 )
 def test_broken_yaml_reports_line_and_column(text: str, line: int, column: int) -> None:

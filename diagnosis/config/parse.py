@@ -43,6 +43,7 @@ from diagnosis.models import (
     PieceKind,
     SourceEntry,
     Span,
+    with_text,
 )
 
 _FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -1069,6 +1070,35 @@ def parse_text(
     return _parse_yaml(text, limits, scan_tabs, mapped)
 
 
+def _ends_inside_a_value(text: str, error: ConfigError) -> bool:
+    """The parser ran out of text inside a value: its error points past the end of the last line, or at
+    a colon that ends it (a key cut after its colon). A line that is itself wrong is reported within it."""
+    lines = text.rstrip("\n").split("\n")
+    if error.line > len(lines):
+        return True
+    last = lines[-1]
+    return error.line == len(lines) and (
+        error.column > len(last) or (error.column == len(last) and last.endswith(":"))
+    )
+
+
+def _complete_lines(piece: Piece, limits: Limits, scan_tabs: bool, mapped: bool) -> ConfigDoc | None:
+    """The config held by the complete lines before the cut: the partial last line dropped. A value
+    opened on an earlier line and never closed (a forgotten quote) is the user's error, not a cut: the
+    text without its last line must parse."""
+    lines = piece.text.rstrip().split("\n")
+    if len(lines) < 2:
+        return None
+    text = "\n".join(lines[:-1]) + "\n"
+    parsed = parse_text(text, "yaml", limits, scan_tabs, mapped)
+    if parsed.error is not None or not isinstance(parsed.data, dict):
+        return None
+    shape, process_path = shape_of(parsed.data)
+    hits = list(parsed.hits)
+    kept = with_text(piece, text)
+    return ConfigDoc(kept, "yaml", shape, parsed.data, process_path, parsed.source_map, None, hits, True)
+
+
 def parse_config(
     piece: Piece, limits: Limits = DEFAULT_LIMITS, *, scan_tabs: bool = True, mapped: bool = True
 ) -> ConfigDoc:
@@ -1084,6 +1114,10 @@ def parse_config(
     if _too_big(text, limits):
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, None, ["max_config_bytes"])
     parsed = parse_text(text, fmt, limits, scan_tabs, mapped)
+    if parsed.error is not None and fmt == "yaml" and _ends_inside_a_value(text, parsed.error):
+        cut = _complete_lines(piece, limits, scan_tabs, mapped)
+        if cut is not None:
+            return cut
     if parsed.error is not None or parsed.data is None:
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, parsed.error, parsed.hits)
     shape, process_path = shape_of(parsed.data)

@@ -455,7 +455,7 @@ def _context(report: Report, primary_group: str | None) -> dict[str, Any]:
     return ctx
 
 
-_ASKABLE = ("config", "config_rest", "log", "log_until_stop", "error_lines", "gpu")
+_ASKABLE = ("config", "config_rest", "config_cut", "log", "log_until_stop", "error_lines", "gpu")
 
 
 def _question(report: Report) -> list[str]:

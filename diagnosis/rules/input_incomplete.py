@@ -28,6 +28,10 @@ def check_input_incomplete(f: Facts) -> Finding | None:
     missing: list[str] = []
     if not f.has_config:
         missing.append("config")
+    elif f.config_cut:
+        # The message was cut in the middle of a value: what parsed is checked, the rest is asked for as
+        # a file (a second message would be cut the same way).
+        missing.append("config_cut")
     elif f.config_parsed and f.config_shape != "fragment" and f.family is None:
         # A job without its model section is a paste cut short: the model decides every threshold.
         # Asked as "the rest of the config", so the user does not read it as "you sent no config".
@@ -60,7 +64,7 @@ SPEC = RuleSpec(
     order=230,
     severity=Severity.INFO,
     applicability=Applicability.ADVICE,
-    reads=("has_config", "has_log", "log_cut", "fatal", "vram_source", "says_oom"),
+    reads=("has_config", "config_cut", "has_log", "log_cut", "fatal", "vram_source", "says_oom"),
     rank=95,
     check=check_input_incomplete,
     # Said whatever the input shows: an error that is not an OOM does not make it moot.
