@@ -17,7 +17,7 @@ from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 from diagnosis.datafile import data_file
-from diagnosis.families import family_from_words
+from diagnosis.families import family_from_words, first_line_naming_a_model
 from diagnosis.models import Phase
 from diagnosis.record import Record, field
 from diagnosis.rules import WORDS
@@ -340,11 +340,10 @@ def read_prose(text: str) -> ProseHints:
             break
     hints.report_problem = _first(prose, pats.report_problem)
     hints.report_context = _first(prose, pats.report_context)
-    for line in lines:
-        named = family_from_words(line)
-        if named is not None:
-            hints.family_words, hints.family_quote = named[1], _quote(line)
-            break
+    line = first_line_naming_a_model(lines)
+    named = family_from_words(line) if line is not None else None
+    if line is not None and named is not None:
+        hints.family_words, hints.family_quote = named[1], _quote(line)
     device = prose.live(pats.device_group)
     for index in prose.lines_for(device) if device else ():
         for match in pats.device.finditer(lines[index]):

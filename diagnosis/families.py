@@ -232,6 +232,23 @@ def arch_from_name(name_or_path: str | None) -> str | None:
     return None
 
 
+@cache
+def _any_model_words() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{pattern})" for pattern, _ in table().word_hints), re.IGNORECASE)
+
+
+def first_line_naming_a_model(lines: list[str]) -> str | None:
+    """The first of `lines` that names a model, found with one search over them all (most words name
+    none: trying every hint on every line would be the cost of a prose pass)."""
+    match = _any_model_words().search("\n".join(lines))
+    if match is None:
+        return None
+    text = match.string
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start : end if end >= 0 else len(text)]
+
+
 def family_from_words(text: str) -> tuple[Family, str] | None:
     """The model a line of the user's words (or the trainer's "Loading X model" line) names, with the
     words that name it; None when it names none. The words pick the variant as a model name does."""
