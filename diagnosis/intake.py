@@ -80,9 +80,17 @@ _ECHO_LOOKBACK = 6
 # A log region longer than this is not cut into paragraphs (each cut costs a scan).
 _MAX_PARAGRAPH_LINES = 20_000
 _BLANK_CHUNK = 1024
-# The longest string `_JSON_TOKEN` skips, in characters and escapes.
-_JSON_FAST_CHARS = 100_000
-_JSON_TOKEN = LazyPattern(r'"(?:[^"\\\n]|\\.){0,100000}"|[{}\[\]]')
+# The longest string the JSON tokenizer skips, in characters and escapes (an escape counts as one).
+_JSON_STRING_UNITS = 100_000
+# The longest object the JSON decoder measures: no string in it can be longer than the tokenizer skips.
+_JSON_FAST_CHARS = _JSON_STRING_UNITS
+_JSON_NEXT = LazyPattern(r'["{}\[\]]')
+_JSON_BRACKET = LazyPattern(r"[{}\[\]]")
+# A string's body: the longest run of characters and escapes; where it stops, a closing quote, a line
+# break, a backslash before a line break or the end. Possessive: a body that stops short is given up
+# whole, so nothing is tried twice.
+_JSON_BODY = LazyPattern(r'(?:[^"\\\n]++|\\.)*+')
+_JSON_ESCAPE = LazyPattern(r"\\.")
 
 
 def _prefix_tree(words: Iterable[str]) -> str:
@@ -383,14 +391,63 @@ def _json_end(
     depth = 0
     line = start
     last = start_pos
-    for token in _JSON_TOKEN.get().finditer(text, start_pos, min(len(text), start_pos + budget)):
-        char = token.group(0)
-        if char[0] == '"':
-            continue
-        depth += 1 if char in "{[" else -1
+    for at in _json_brackets(text, start_pos, min(len(text), start_pos + budget)):
+        depth += 1 if text[at] in "{[" else -1
         if depth <= 0:
-            return line + text.count("\n", last, token.start()) + 1
+            return line + text.count("\n", last, at) + 1
     return min(len(lines), line + text.count("\n", last, min(len(text), start_pos + budget)) + 1)
+
+
+def _json_brackets(text: str, pos: int, end: int, units: int = _JSON_STRING_UNITS) -> Iterator[int]:
+    r"""The offsets of the brackets in `text[pos:end]` that are not inside a string, a string being a
+    quote, at most `units` characters or backslash escapes on one line, and a closing quote: what
+    finditer of `"(?:[^"\
+]|\.){0,units}"|[{}\[\]]` yields, token by token.
+
+    A quote that opens no such string is skipped and the search goes on from the next character, so a
+    bracket after it counts. Every quote inside a string that failed is the second character of an
+    escape, and a string opened there reads the same escapes to the same end: it fails the same way
+    (when that end is not a closing quote) or, if the string was only too long, succeeds from the first
+    such quote near enough to the closing one. So no part of the text is read twice, where that regex
+    read a run of escaped quotes with no closing one again from each of them.
+    """
+    end = min(end, len(text))
+    next_token = _JSON_NEXT.get().search
+    body = _JSON_BODY.get().match
+    while (token := next_token(text, pos, end)) is not None:
+        at = token.start()
+        if text[at] != '"':
+            yield at
+            pos = at + 1
+            continue
+        string = body(text, at + 1, end)  # matches always (an empty body at the least)
+        stop = at + 1 if string is None else string.end()
+        closed = stop < end and text[stop] == '"'
+        if closed and (stop - at - 1 <= units or _json_units(text, at + 1, stop) <= units):
+            pos = stop + 1  # a whole string: skipped
+            continue
+        # No string opens at `at`. A later quote before `stop` opens one only if the string was too long.
+        restart = _json_restart(text, at, stop, units) if closed else -1
+        brackets = _JSON_BRACKET.get().finditer(text, at + 1, stop if restart < 0 else restart)
+        yield from (bracket.start() for bracket in brackets)
+        pos = stop if restart < 0 else stop + 1
+
+
+def _json_units(text: str, start: int, stop: int) -> int:
+    """The characters and escapes (one each) of the string body `text[start:stop]`."""
+    return stop - start - sum(1 for _ in _JSON_ESCAPE.get().finditer(text, start, stop))
+
+
+def _json_restart(text: str, at: int, stop: int, units: int) -> int:
+    """The first escaped quote in the too-long string body from `at` + 1 to its closing quote at `stop`
+    from which at most `units` characters and escapes remain; -1 when there is none."""
+    escapes = [m.start() for m in _JSON_ESCAPE.get().finditer(text, at + 1, stop)]
+    for k, escape in enumerate(escapes):
+        after = len(escapes) - k - 1
+        quote = escape + 1
+        if text[quote] == '"' and (stop - quote - 1) - after <= units:
+            return quote
+    return -1
 
 
 def _yaml_end(lines: list[str], start: int, budget: int) -> int:
