@@ -66,7 +66,9 @@ _SCRIPTS = tuple(
     (code, LazyPattern(f"[{chars}]")) for code, chars in SCRIPTS.items() if chars and code in LANGUAGES
 )
 _LATIN_WORD = LazyPattern(r"[A-Za-z]{2,}")
-_QUOTED = LazyPattern(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
+# A quote the user wrote: an opening character, at most _QUOTE_CHARS others, its closing one, on one line.
+_QUOTE_PAIRS = {'"': '"', "\u201c": "\u201d", "`": "`"}
+_QUOTE_CHARS = 2000
 # A whitespace-separated token that is a plain word ("(word", "don't", "it.\""), counted in one scan of
 # " " + the line: a match runs from the blank before a token to the token's end, so only tokens that
 # are words in full count (\s is what str.split splits at). Starting from the blank lets the scan skip
@@ -583,12 +585,56 @@ def _quotes_error(line: str) -> bool:
     # The quote characters first: most lines have none, and the sentence test reads every token.
     if ('"' not in line and "`" not in line and "\u201c" not in line) or not _sentence_like(line):
         return False
-    quoted = _QUOTED.get().findall(line)
-    return (
-        bool(quoted)
-        and any(is_log_text(q.strip('"`\u201c\u201d')) for q in quoted)
-        and not is_log_text(_QUOTED.get().sub("", line))
-    )
+    spans = _quoted_spans(line)
+    if not spans or not any(is_log_text(line[a:b].strip('"`\u201c\u201d')) for a, b in spans):
+        return False
+    ends = [0, *(i for span in spans for i in span), len(line)]
+    return not is_log_text("".join(line[ends[k] : ends[k + 1]] for k in range(0, len(ends), 2)))
+
+
+def _quoted_spans(line: str) -> list[tuple[int, int]]:
+    r"""(start, end) of each quote in `line`, as findall of
+        `"[^"
+    ]{0,N}"|“[^”
+    ]{0,N}”|`[^`
+    ]{0,N}`` (N = _QUOTE_CHARS) finds them.
+
+        The next mark and line break of each kind are kept, and an opening mark that fails tells where the
+        next one of its kind could succeed: after the line break that came first, or within N of the
+        closing mark that was too far away. So the line is read a bounded number of times, where that
+        regex read N characters after each opening mark (a “ closes with another character: a line
+        of them cost N steps each).
+    """
+    n = len(line)
+    found: dict[str, tuple[int, int]] = {}  # character → (searched from, next offset; n: none)
+
+    def next_at(char: str, start: int) -> int:
+        cached = found.get(char)
+        if cached is not None and cached[0] <= start <= cached[1]:
+            return cached[1]
+        at = line.find(char, start)
+        at = n if at < 0 else at
+        found[char] = (start, at)
+        return at
+
+    spans: list[tuple[int, int]] = []
+    earliest = dict.fromkeys(_QUOTE_PAIRS, 0)  # before this no opening mark of the kind can succeed
+    pos = 0
+    while True:
+        opener, at = min(
+            ((char, next_at(char, max(pos, earliest[char]))) for char in _QUOTE_PAIRS), key=lambda x: x[1]
+        )
+        if at >= n:
+            return spans
+        close = next_at(_QUOTE_PAIRS[opener], at + 1)
+        line_end = next_at("\n", at + 1)
+        if close < line_end and close - at - 1 <= _QUOTE_CHARS:
+            spans.append((at, close + 1))
+            pos = close + 1
+        elif line_end < close:
+            earliest[opener] = line_end + 1
+        else:
+            earliest[opener] = n if close >= n else max(at + 1, close - _QUOTE_CHARS - 1)
 
 
 def _peel_tail(p: list[str], head: int) -> int:
