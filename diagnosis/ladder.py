@@ -15,10 +15,10 @@ step carry a corrected config and a diff.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from diagnosis import linediff
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
 from diagnosis.config.parse import holding, parse_config, same_data, yaml_holding
 from diagnosis.facts_model import Facts
@@ -110,118 +110,10 @@ def _group(ranked: Sequence[Finding]) -> list[tuple[list[str], list[ConfigEdit]]
     return groups
 
 
-_CONTEXT = 3  # lines of context around a change (difflib's default)
-
-
-def _range(start: int, stop: int) -> str:
-    """A hunk's line range as a unified diff writes it: 1-based, the length left out when it is 1."""
-    length = stop - start
-    if length == 1:
-        return str(start + 1)
-    return f"{start + 1 if length else start},{length}"
-
-
-Opcode = tuple[str, int, int, int, int]
-
-
-def _aligned_opcodes(a: list[str], b: list[str]) -> list[Opcode] | None:
-    """difflib's opcodes for `a` → `b` when they can only be aligned one way ("equal" runs and the
-    "change" between them); None otherwise.
-
-    When every line of `a` is distinct, each line of `b` equals at most one line of `a`. If those
-    equal pairs also keep their order (each line of `a` found at most once in `b`, later lines later),
-    every block of equal lines that difflib's matcher can find is a run of consecutive pairs, and it
-    finds them all, whatever order it finds them in: its opcodes follow from the runs alone
-    (tests/test_speed_cconfig_diff.py holds this against difflib). A fix changes a few lines of a
-    config whose lines are mostly distinct, so this is the usual case, found without building
-    difflib's index of `b`.
-    """
-    distinct = set(a)
-    if len(distinct) != len(a):
-        return None
-    # The usual fix: the lines around the change are the same before and after. When none of the
-    # lines between them after is a line of `a`, the equal pairs are exactly the common start and
-    # end, two runs in order: the opcodes below follow without walking `b` (one of these runs is
-    # empty or they are apart: with the middles both empty the whole text is the common start).
-    size_a, size_b = len(a), len(b)
-    shorter = min(size_a, size_b)
-    start = 0
-    while start < shorter and a[start] == b[start]:
-        start += 1
-    end = 0
-    while end < shorter - start and a[size_a - 1 - end] == b[size_b - 1 - end]:
-        end += 1
-    if distinct.isdisjoint(b[start : size_b - end]):
-        codes: list[Opcode] = [("equal", 0, start, 0, start)] if start else []
-        if start < size_a - end or start < size_b - end:
-            codes.append(("change", start, size_a - end, start, size_b - end))
-        if end:
-            codes.append(("equal", size_a - end, size_a, size_b - end, size_b))
-        return codes
-    where = {line: i for i, line in enumerate(a)}
-    runs: list[list[int]] = []  # [start in a, start in b, length]
-    last = -1
-    for j, line in enumerate(b):
-        i = where.get(line)
-        if i is None:
-            continue
-        if i <= last:
-            return None
-        last = i
-        if runs and runs[-1][0] + runs[-1][2] == i and runs[-1][1] + runs[-1][2] == j:
-            runs[-1][2] += 1
-        else:
-            runs.append([i, j, 1])
-    codes = []
-    i = j = 0
-    for ai, bj, size in [*runs, [len(a), len(b), 0]]:
-        if i < ai or j < bj:
-            codes.append(("change", i, ai, j, bj))  # difflib's replace, delete or insert
-        i, j = ai + size, bj + size
-        if size:
-            codes.append(("equal", ai, i, bj, j))
-    return codes
-
-
-def _hunks(a: list[str], b: list[str], codes: list[Opcode]) -> list[str]:
-    """The hunks of a unified diff with 3 lines of context, as difflib.unified_diff writes them."""
-    if all(code[0] == "equal" for code in codes):
-        return []
-    # The context before the first change and after the last one is cut to 3 lines; an unchanged run
-    # longer than twice that ends one hunk and starts the next.
-    tag, i1, i2, j1, j2 = codes[0]
-    if tag == "equal":
-        codes[0] = (tag, max(i1, i2 - _CONTEXT), i2, max(j1, j2 - _CONTEXT), j2)
-    tag, i1, i2, j1, j2 = codes[-1]
-    if tag == "equal":
-        codes[-1] = (tag, i1, min(i2, i1 + _CONTEXT), j1, min(j2, j1 + _CONTEXT))
-    groups: list[list[Opcode]] = [[]]
-    for tag, i1, i2, j1, j2 in codes:
-        if tag == "equal" and i2 - i1 > 2 * _CONTEXT:
-            groups[-1].append((tag, i1, i1 + _CONTEXT, j1, j1 + _CONTEXT))
-            groups.append([])
-            i1, j1 = i2 - _CONTEXT, j2 - _CONTEXT
-        groups[-1].append((tag, i1, i2, j1, j2))
-    out: list[str] = []
-    for group in groups:
-        out.append(f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out += [" " + line for line in a[i1:i2]]
-                continue
-            out += ["-" + line for line in a[i1:i2]]
-            out += ["+" + line for line in b[j1:j2]]
-    return out
-
-
 def _diff(before: str, after: str, source: str) -> str:
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    codes = _aligned_opcodes(a, b)
-    if codes is None:
-        lines = list(difflib.unified_diff(a, b, fromfile=f"a/{source}", tofile=f"b/{source}"))
-    else:
-        hunks = _hunks(a, b, codes)
-        lines = [f"--- a/{source}\n", f"+++ b/{source}\n", *hunks] if hunks else []
+    hunks = linediff.hunks(a, b, linediff.opcodes(a, b))
+    lines = [f"--- a/{source}\n", f"+++ b/{source}\n", *hunks] if hunks else []
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")

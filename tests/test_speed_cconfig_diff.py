@@ -14,7 +14,8 @@ import difflib
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from diagnosis.ladder import _aligned_opcodes, _diff
+from diagnosis.ladder import _diff
+from diagnosis.linediff import _aligned as _aligned_opcodes
 
 
 def reference(before: str, after: str, source: str) -> str:
