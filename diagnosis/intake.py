@@ -66,7 +66,9 @@ _SCRIPTS = tuple(
     (code, LazyPattern(f"[{chars}]")) for code, chars in SCRIPTS.items() if chars and code in LANGUAGES
 )
 _LATIN_WORD = LazyPattern(r"[A-Za-z]{2,}")
-_QUOTED = LazyPattern(r"\"[^\"\n]{0,2000}\"|\u201c[^\u201d\n]{0,2000}\u201d|`[^`\n]{0,2000}`")
+# A quote the user wrote: an opening character, at most _QUOTE_CHARS others, its closing one, on one line.
+_QUOTE_PAIRS = {'"': '"', "\u201c": "\u201d", "`": "`"}
+_QUOTE_CHARS = 2000
 # A whitespace-separated token that is a plain word ("(word", "don't", "it.\""), counted in one scan of
 # " " + the line: a match runs from the blank before a token to the token's end, so only tokens that
 # are words in full count (\s is what str.split splits at). Starting from the blank lets the scan skip
@@ -80,9 +82,17 @@ _ECHO_LOOKBACK = 6
 # A log region longer than this is not cut into paragraphs (each cut costs a scan).
 _MAX_PARAGRAPH_LINES = 20_000
 _BLANK_CHUNK = 1024
-# The longest string `_JSON_TOKEN` skips, in characters and escapes.
-_JSON_FAST_CHARS = 100_000
-_JSON_TOKEN = LazyPattern(r'"(?:[^"\\\n]|\\.){0,100000}"|[{}\[\]]')
+# The longest string the JSON tokenizer skips, in characters and escapes (an escape counts as one).
+_JSON_STRING_UNITS = 100_000
+# The longest object the JSON decoder measures: no string in it can be longer than the tokenizer skips.
+_JSON_FAST_CHARS = _JSON_STRING_UNITS
+_JSON_NEXT = LazyPattern(r'["{}\[\]]')
+_JSON_BRACKET = LazyPattern(r"[{}\[\]]")
+# A string's body: the longest run of characters and escapes; where it stops, a closing quote, a line
+# break, a backslash before a line break or the end. Possessive: a body that stops short is given up
+# whole, so nothing is tried twice.
+_JSON_BODY = LazyPattern(r'(?:[^"\\\n]++|\\.)*+')
+_JSON_ESCAPE = LazyPattern(r"\\.")
 
 
 def _prefix_tree(words: Iterable[str]) -> str:
@@ -383,14 +393,63 @@ def _json_end(
     depth = 0
     line = start
     last = start_pos
-    for token in _JSON_TOKEN.get().finditer(text, start_pos, min(len(text), start_pos + budget)):
-        char = token.group(0)
-        if char[0] == '"':
-            continue
-        depth += 1 if char in "{[" else -1
+    for at in _json_brackets(text, start_pos, min(len(text), start_pos + budget)):
+        depth += 1 if text[at] in "{[" else -1
         if depth <= 0:
-            return line + text.count("\n", last, token.start()) + 1
+            return line + text.count("\n", last, at) + 1
     return min(len(lines), line + text.count("\n", last, min(len(text), start_pos + budget)) + 1)
+
+
+def _json_brackets(text: str, pos: int, end: int, units: int = _JSON_STRING_UNITS) -> Iterator[int]:
+    r"""The offsets of the brackets in `text[pos:end]` that are not inside a string, a string being a
+    quote, at most `units` characters or backslash escapes on one line, and a closing quote: what
+    finditer of `"(?:[^"\
+]|\.){0,units}"|[{}\[\]]` yields, token by token.
+
+    A quote that opens no such string is skipped and the search goes on from the next character, so a
+    bracket after it counts. Every quote inside a string that failed is the second character of an
+    escape, and a string opened there reads the same escapes to the same end: it fails the same way
+    (when that end is not a closing quote) or, if the string was only too long, succeeds from the first
+    such quote near enough to the closing one. So no part of the text is read twice, where that regex
+    read a run of escaped quotes with no closing one again from each of them.
+    """
+    end = min(end, len(text))
+    next_token = _JSON_NEXT.get().search
+    body = _JSON_BODY.get().match
+    while (token := next_token(text, pos, end)) is not None:
+        at = token.start()
+        if text[at] != '"':
+            yield at
+            pos = at + 1
+            continue
+        string = body(text, at + 1, end)  # matches always (an empty body at the least)
+        stop = at + 1 if string is None else string.end()
+        closed = stop < end and text[stop] == '"'
+        if closed and (stop - at - 1 <= units or _json_units(text, at + 1, stop) <= units):
+            pos = stop + 1  # a whole string: skipped
+            continue
+        # No string opens at `at`. A later quote before `stop` opens one only if the string was too long.
+        restart = _json_restart(text, at, stop, units) if closed else -1
+        brackets = _JSON_BRACKET.get().finditer(text, at + 1, stop if restart < 0 else restart)
+        yield from (bracket.start() for bracket in brackets)
+        pos = stop if restart < 0 else stop + 1
+
+
+def _json_units(text: str, start: int, stop: int) -> int:
+    """The characters and escapes (one each) of the string body `text[start:stop]`."""
+    return stop - start - sum(1 for _ in _JSON_ESCAPE.get().finditer(text, start, stop))
+
+
+def _json_restart(text: str, at: int, stop: int, units: int) -> int:
+    """The first escaped quote in the too-long string body from `at` + 1 to its closing quote at `stop`
+    from which at most `units` characters and escapes remain; -1 when there is none."""
+    escapes = [m.start() for m in _JSON_ESCAPE.get().finditer(text, at + 1, stop)]
+    for k, escape in enumerate(escapes):
+        after = len(escapes) - k - 1
+        quote = escape + 1
+        if text[quote] == '"' and (stop - quote - 1) - after <= units:
+            return quote
+    return -1
 
 
 def _yaml_end(lines: list[str], start: int, budget: int) -> int:
@@ -526,12 +585,56 @@ def _quotes_error(line: str) -> bool:
     # The quote characters first: most lines have none, and the sentence test reads every token.
     if ('"' not in line and "`" not in line and "\u201c" not in line) or not _sentence_like(line):
         return False
-    quoted = _QUOTED.get().findall(line)
-    return (
-        bool(quoted)
-        and any(is_log_text(q.strip('"`\u201c\u201d')) for q in quoted)
-        and not is_log_text(_QUOTED.get().sub("", line))
-    )
+    spans = _quoted_spans(line)
+    if not spans or not any(is_log_text(line[a:b].strip('"`\u201c\u201d')) for a, b in spans):
+        return False
+    ends = [0, *(i for span in spans for i in span), len(line)]
+    return not is_log_text("".join(line[ends[k] : ends[k + 1]] for k in range(0, len(ends), 2)))
+
+
+def _quoted_spans(line: str) -> list[tuple[int, int]]:
+    r"""(start, end) of each quote in `line`, as findall of
+        `"[^"
+    ]{0,N}"|“[^”
+    ]{0,N}”|`[^`
+    ]{0,N}`` (N = _QUOTE_CHARS) finds them.
+
+        The next mark and line break of each kind are kept, and an opening mark that fails tells where the
+        next one of its kind could succeed: after the line break that came first, or within N of the
+        closing mark that was too far away. So the line is read a bounded number of times, where that
+        regex read N characters after each opening mark (a “ closes with another character: a line
+        of them cost N steps each).
+    """
+    n = len(line)
+    found: dict[str, tuple[int, int]] = {}  # character → (searched from, next offset; n: none)
+
+    def next_at(char: str, start: int) -> int:
+        cached = found.get(char)
+        if cached is not None and cached[0] <= start <= cached[1]:
+            return cached[1]
+        at = line.find(char, start)
+        at = n if at < 0 else at
+        found[char] = (start, at)
+        return at
+
+    spans: list[tuple[int, int]] = []
+    earliest = dict.fromkeys(_QUOTE_PAIRS, 0)  # before this no opening mark of the kind can succeed
+    pos = 0
+    while True:
+        opener, at = min(
+            ((char, next_at(char, max(pos, earliest[char]))) for char in _QUOTE_PAIRS), key=lambda x: x[1]
+        )
+        if at >= n:
+            return spans
+        close = next_at(_QUOTE_PAIRS[opener], at + 1)
+        line_end = next_at("\n", at + 1)
+        if close < line_end and close - at - 1 <= _QUOTE_CHARS:
+            spans.append((at, close + 1))
+            pos = close + 1
+        elif line_end < close:
+            earliest[opener] = line_end + 1
+        else:
+            earliest[opener] = n if close >= n else max(at + 1, close - _QUOTE_CHARS - 1)
 
 
 def _peel_tail(p: list[str], head: int) -> int:

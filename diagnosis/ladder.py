@@ -15,10 +15,10 @@ step carry a corrected config and a diff.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from diagnosis import linediff
 from diagnosis.config.edit import apply_text_edits, plan_edits_detailed, uneditable
 from diagnosis.config.parse import holding, parse_config, same_data, yaml_holding
 from diagnosis.facts_model import Facts
@@ -112,8 +112,10 @@ def _group(ranked: Sequence[Finding]) -> list[tuple[list[str], list[ConfigEdit]]
 
 def _diff(before: str, after: str, source: str) -> str:
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    hunks = linediff.hunks(a, b, linediff.opcodes(a, b))
+    lines = [f"--- a/{source}\n", f"+++ b/{source}\n", *hunks] if hunks else []
     out = []
-    for line in difflib.unified_diff(a, b, fromfile=f"a/{source}", tofile=f"b/{source}"):
+    for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 

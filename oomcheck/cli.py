@@ -266,7 +266,7 @@ def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list
     Tokens stay redacted even there: the reply tells the user to revoke them, and a config is no place
     for one. Scrubbing never adds or removes a line, so unchanged lines map one to one.
     """
-    import difflib
+    from diagnosis import linediff
 
     original_lines, redacted_lines = original.split("\n"), redacted.split("\n")
     if len(original_lines) != len(redacted_lines):
@@ -274,8 +274,7 @@ def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list
     keep_redacted = {hit.line for hit in hits if hit.kind != "home_path"}
     corrected_lines = corrected.split("\n")
     out: list[str] = []
-    matcher = difflib.SequenceMatcher(a=redacted_lines, b=corrected_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in linediff.opcodes(redacted_lines, corrected_lines):
         if tag != "equal":
             out.extend(corrected_lines[j1:j2])
             continue

@@ -6,10 +6,10 @@ lines of the corrected config); the templates decide *how* it is said in each la
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any, NamedTuple
 
+from diagnosis import linediff
 from diagnosis.models import (
     Applicability,
     ConfigShape,
@@ -295,9 +295,8 @@ def excerpt(original: str, corrected: str, lang_tag: str) -> str | None:
     old, new = original.splitlines(), corrected.splitlines()
     if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
         return None
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     keep: set[int] = set()
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+    for tag, _i1, _i2, j1, j2 in linediff.opcodes(old, new):
         if tag == "equal":
             continue
         changed = range(j1, j2) if j2 > j1 else range(max(0, j1 - 1), min(len(new), j1 + 1))
@@ -341,7 +340,7 @@ def short_diff(original: str, corrected: str, offset: int = 0) -> str | None:
         return None
     lines = [
         _shift_hunk(ln, offset)
-        for ln in difflib.unified_diff(old, new, n=0, lineterm="")
+        for ln in linediff.hunks(old, new, linediff.opcodes(old, new), context=0, lineterm="")
         if not ln.startswith(("---", "+++"))
     ]
     return "\n".join(lines[:MAX_DIFF_LINES]) or None
@@ -368,8 +367,7 @@ def _comment_kept(original: str, corrected: str) -> bool:
     old, new = original.splitlines(), corrected.splitlines()
     if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
         return False
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in linediff.opcodes(old, new):
         if tag != "replace":
             continue
         before = {c for c in map(trailing_comment, old[i1:i2]) if c}
