@@ -54,7 +54,9 @@ _MARK_PHASES: dict[Mark, Phase] = {
 # that starts with that same prefix and whose first `%` is the bar's `%|`. One pattern serves every
 # bar: the backreference carries the description, so no pattern is compiled per description. Each line
 # is read once (the classes exclude what ends them), so a match is linear in the window it is given.
-_REDRAW_RUN = re.compile(r"([^\n%]*:)[^\n%]*+%\|.*\n(?:\1[^\n%]*+%\|.*\n)*+")
+# The lookahead first: without it a line of colons and no `%|` was reread from each colon the
+# description could end at.
+_REDRAW_RUN = re.compile(r"(?=[^\n%]*+%\|.*\n)([^\n%]*:)[^\n%]*+%\|.*\n(?:\1[^\n%]*+%\|.*\n)*+")
 # The bar kinds of `LogFacts.bar_times`, by what the bar (or, for a bar with no description, the
 # phase line before it) announces.
 _BAR_KEYS: dict[Mark | None, str] = {
