@@ -16,7 +16,7 @@ from typing import Any
 from diagnosis.config.parse import MISSING, get_path
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.facts_prose import ProseHints, read_prose
-from diagnosis.families import arch_from_name, family_for, family_from_words, table, vram_class
+from diagnosis.families import Family, arch_from_name, family_for, family_from_words, table, vram_class
 from diagnosis.lazyre import LazyPattern
 from diagnosis.logreader.gpus import vram_of_gpu_name
 from diagnosis.models import (
@@ -376,13 +376,14 @@ def _read_arch(cfg: _Config, facts: Facts) -> None:
     facts.arch = arch
     if "arch" not in facts.evidence and "name_or_path" in facts.evidence:
         facts.evidence["arch"] = facts.evidence["name_or_path"]
-    family = family_for(arch, facts.name_or_path)
-    facts.family_info = family
-    facts.family = family.key
-    facts.family_label = family.label
-    facts.params_b = family.params_b
-    facts.is_video = family.is_video
-    facts.family_source = "config"
+    _set_family(facts, family_for(arch, facts.name_or_path), "config")
+
+
+def _set_family(facts: Facts, family: Family, source: str) -> None:
+    """The model's family and what it decides, read from `source` ("config", "log", "user_words")."""
+    facts.family_info, facts.family, facts.family_label = family, family.key, family.label
+    facts.params_b, facts.is_video = family.params_b, family.is_video
+    facts.family_source = source
 
 
 def _read_model(cfg: _Config, facts: Facts) -> None:
@@ -714,10 +715,7 @@ def _family_from_log(logs: Sequence[LogFacts], facts: Facts) -> None:
     for log in reversed(logs):
         named = family_from_words(log.model_line.text) if log.model_line is not None else None
         if named is not None and log.model_line is not None:
-            family = named[0]
-            facts.family_info, facts.family, facts.family_label = family, family.key, family.label
-            facts.params_b, facts.is_video = family.params_b, family.is_video
-            facts.family_source = "log"
+            _set_family(facts, named[0], "log")
             facts.evidence["family"] = log_evidence(log.piece, log.model_line)
             return
 
@@ -728,14 +726,9 @@ _SYMPTOMS = frozenset({"words.slow", "words.stuck", "words.exits"})
 def _read_stated(hints: ProseHints, facts: Facts) -> None:
     """What the user states in words where the config and the logs say nothing: the model, the OS,
     the host's RAM and swap. Each keeps its quote as evidence, and its source says it came from words."""
-    if facts.family is None and hints.family_words is not None:
-        named = family_from_words(hints.family_words)
-        if named is not None:
-            family = named[0]
-            facts.family_info, facts.family, facts.family_label = family, family.key, family.label
-            facts.params_b, facts.is_video = family.params_b, family.is_video
-            facts.family_source = "user_words"
-            facts.evidence["family"] = user_evidence(hints.family_quote or "")
+    if facts.family is None and hints.family is not None:
+        _set_family(facts, hints.family, "user_words")
+        facts.evidence["family"] = user_evidence(hints.family_quote or "")
     if facts.os is None and hints.os is not None:
         facts.os, facts.os_source = hints.os, "user_words"
         facts.evidence["os"] = user_evidence(hints.os_quote or "")

@@ -17,7 +17,7 @@ from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 from diagnosis.datafile import data_file
-from diagnosis.families import family_from_words, first_line_naming_a_model
+from diagnosis.families import Family, family_from_words, first_line_naming_a_model
 from diagnosis.models import Phase
 from diagnosis.record import Record, field
 from diagnosis.rules import WORDS
@@ -210,6 +210,7 @@ class ProseHints(Record):
     os: str | None = None  # "windows", "wsl", "linux", "macos"
     os_quote: str | None = None
     family_words: str | None = None  # the words that name the model ("FLUX.1-dev")
+    family: Family | None = None  # the family those words name
     # A problem and the trainer's world, both named: the words are a request for help.
     report_problem: str | None = None
     report_context: str | None = None
@@ -343,7 +344,7 @@ def read_prose(text: str) -> ProseHints:
     line = first_line_naming_a_model(lines)
     named = family_from_words(line) if line is not None else None
     if line is not None and named is not None:
-        hints.family_words, hints.family_quote = named[1], _quote(line)
+        hints.family, hints.family_words, hints.family_quote = named[0], named[1], _quote(line)
     device = prose.live(pats.device_group)
     for index in prose.lines_for(device) if device else ():
         for match in pats.device.finditer(lines[index]):
