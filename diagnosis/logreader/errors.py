@@ -112,6 +112,17 @@ DETAILS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("no_kernel_image", ("no kernel image is available",)),
+    # PyTorch has no GPU to use: a CPU-only build, no driver, WSL without the card.
+    (
+        "no_cuda",
+        (
+            "torch not compiled with cuda enabled",
+            "no cuda gpus are available",
+            "found no nvidia driver",
+            "cuda driver version is insufficient",
+            "no cuda-capable device is detected",
+        ),
+    ),
     ("cuda_unknown_error", ("cuda error: unknown error",)),
     ("nan_loss", ("loss is nan", "nan loss", "loss is inf", "nan or inf", "non-finite loss")),
     (

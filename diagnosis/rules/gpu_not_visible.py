@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, Evidence, Finding, Severity
 from diagnosis.rules.base import Placement, RuleSpec, ev
@@ -22,17 +20,9 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-# The error lines PyTorch prints when it has no GPU to use.
-_NO_CUDA = re.compile(
-    r"torch not compiled with cuda enabled|no cuda gpus are available|found no nvidia driver"
-    r"|cuda driver version is insufficient|no cuda-capable device is detected",
-    re.IGNORECASE,
-)
-
 
 def check_gpu_not_visible(f: Facts) -> Finding | None:
-    error = f.not_oom_headline or f.error_headline or ""
-    if error and _NO_CUDA.search(error):
+    if f.error_kind == "no_cuda":  # the log reader's kind of the error (logreader/errors.py)
         evidence: list[Evidence | None] = [*ev(f, "not_oom", "error")]
         return SPEC.finding(evidence=evidence, params={"seen": "error"}, severity=Severity.ERROR)
     said = SPEC.heard(f, "no_gpu")
@@ -46,7 +36,7 @@ SPEC = RuleSpec(
     order=157,
     severity=Severity.WARNING,
     applicability=Applicability.ADVICE,
-    reads=("not_oom_headline", "error_headline", "said"),
+    reads=("error_kind", "said"),
     rank=1,
     check=check_gpu_not_visible,
     params=frozenset({"seen"}),
