@@ -162,6 +162,12 @@ def said(f: Facts, name: str) -> Evidence | None:
     return Evidence(source="user", line=None, text=quote) if quote else None
 
 
+def slowdown(f: Facts) -> Evidence | None:
+    """What shows the run got slower: the log's step times several-fold slower, else the user's words."""
+    measured = f.evidence.get("step_slowdown") if f.step_slowdown else None
+    return measured or said(f, "slow")
+
+
 def no_oom_seen(f: Facts) -> bool:
     """Neither a log nor the user's words show an out-of-memory of the card or of the host."""
     return not (f.has_oom or f.gpu_oom or f.fatal is not None or f.host_oom is not None)

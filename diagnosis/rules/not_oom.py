@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, Evidence, Finding, Phase, Severity
-from diagnosis.rules.base import Placement, Role, RuleSpec, Verdict, ev, no_oom_seen, said
+from diagnosis.rules.base import Placement, Role, RuleSpec, Verdict, ev, no_oom_seen, said, slowdown
 
 # The user's words this rule listens for (case-insensitive, one line at a time; keep them linear:
 # no nested repetition). Each list is heard as `SPEC.heard(f, name)`.
@@ -55,8 +55,7 @@ def _symptom(f: Facts) -> Finding | None:
     """No error and no out-of-memory: a slowdown, a hang or the process gone without a word."""
     if not no_oom_seen(f):
         return None
-    slow = f.evidence.get("step_slowdown") if f.step_slowdown else None
-    slow = slow or said(f, "slow")
+    slow = slowdown(f)
     if slow is not None:
         # The finer kind first: its own wording (a bigger batch is slower per step, as expected) wins
         # over the slowdown's.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, Finding, Severity
-from diagnosis.rules.base import Placement, RuleSpec, ev, no_oom_seen, said
+from diagnosis.rules.base import Placement, RuleSpec, ev, no_oom_seen, slowdown
 
 # The user's words this rule listens for (case-insensitive, one line at a time; keep them linear:
 # no nested repetition). Each list is heard as `SPEC.heard(f, name)`.
@@ -29,8 +29,7 @@ _MAX_SPILL_VRAM = 32.0
 def check_spill(f: Facts) -> Finding | None:
     if not no_oom_seen(f) or f.os not in _FALLBACK_OS:
         return None
-    slow = f.evidence.get("step_slowdown") if f.step_slowdown else None
-    slow = slow or said(f, "slow")
+    slow = slowdown(f)
     if slow is None or (f.vram_source != "assumed" and (f.vram_gib or 0) > _MAX_SPILL_VRAM):
         return None
     signs = SPEC.heard(f, "spill_signs")
