@@ -17,6 +17,7 @@ from diagnosis import diagnose, render
 from diagnosis.report import Report
 from diagnosis.rules import RULE_IDS, Role, role
 from diagnosis.scrub import scrub
+from locales import DEFAULT_LANGUAGE
 
 # Inputs up to this many characters are diagnosed, rendered and scrubbed on the event loop. That
 # covers any chat message (2000 characters, 4000 with Nitro) and small files. Diagnosing and rendering
@@ -61,7 +62,7 @@ class EnginePort(Protocol):
         gpu_vram_gib: float | None,
         sources: Sequence[str],
         steps: int = 1,
-        default_language: str = "en",
+        default_language: str = DEFAULT_LANGUAGE,
     ) -> Report: ...
 
     def render(self, report: Report, *, lang: str, step: int) -> DiscordReplyLike: ...
@@ -111,7 +112,7 @@ class DiagnosisEngine:
         gpu_vram_gib: float | None,
         sources: Sequence[str],
         steps: int = 1,
-        default_language: str = "en",
+        default_language: str = DEFAULT_LANGUAGE,
     ) -> Report:
         # `steps`: the ladder steps whose corrected config the reply may show (step N builds on N-1).
         # `default_language`: the reply's language when the post has no words of its own to tell.
