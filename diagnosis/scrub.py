@@ -575,3 +575,24 @@ def scrub_screening(
         pos = cand.end
     out.append(text[pos:])
     return "".join(out), hits, shapes
+
+
+class Span(NamedTuple):
+    """A secret found by the detectors of this module: where it is and what replaces it."""
+
+    start: int
+    end: int
+    replacement: str
+    kind: str
+    priority: int
+
+
+def find_secrets(text: str) -> list[Span]:
+    """Every candidate of every detector over `text`, unmerged (the output gate merges them with its
+    own)."""
+    return [Span(*c) for c in _all_candidates(text)]
+
+
+def is_placeholder(value: str) -> bool:
+    """A value that stands for a secret ("your_token_here", "REDACTED_TOKEN", "****")."""
+    return _is_placeholder(value)

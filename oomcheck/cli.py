@@ -244,15 +244,16 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         import json
 
         from diagnosis.jsondoc import report_to_dict
+        from diagnosis.outgate.report import gated
 
-        out.write(json.dumps(report_to_dict(report), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(gated(report, report_to_dict), ensure_ascii=False, indent=2) + "\n")
     else:
         from diagnosis.render import render_cli
 
         restored = fix is not None and fix.restored
-        out.write(render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored))
-        if args.diff and report.diff:
-            out.write("\n" + report.diff)
+        out.write(
+            render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored, diff=args.diff)
+        )
 
     if fix is not None and not _write_fix(fix, lang, err):
         return EXIT_USAGE
@@ -336,7 +337,10 @@ def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang
     if args.in_place and not in_place:
         reason = "cli.not_in_place_token" if whole_file else "cli.not_in_place"
         notes.append(cli_message(reason, lang, path=raw))
-    return _Fix(str(target), corrected, restored, notes)
+    from diagnosis.outgate import gate_text
+
+    # The user's own paths and addresses may stay in a file on their own disk; credentials may not.
+    return _Fix(str(target), gate_text(corrected, keep_personal=True), restored, notes)
 
 
 def _write_fix(fix: _Fix, lang: str, err: TextIO) -> bool:
