@@ -2,17 +2,18 @@
 
 A token hidden from a pattern by an invisible character, an escape or a look-alike letter is still
 whole for whoever reads the reply (a client drops the invisible character, a YAML or JSON reader
-joins the escape). So the detectors read a *view*: invisible and bidi characters removed, JSON
-`\\uXXXX` escapes and `%XX` URL escapes decoded, YAML `\\` line continuations joined, compatibility
-forms (fullwidth letters) and look-alike Cyrillic and Greek letters folded to ASCII. Every character of
-the view remembers the span of the original it came from, so a secret found in the view is replaced
-in the original, hidden characters and escapes included.
+joins the escape). So the detectors read a *view*: Markdown escapes (`\\_`) undone, invisible and bidi
+characters removed, JSON `\\uXXXX` and URL `%XX` escapes decoded, YAML `\\` line continuations
+joined, compatibility forms (fullwidth letters) and look-alike Cyrillic and Greek letters folded to
+ASCII. Every character of the view remembers the span of the original it came from, so a secret found
+in the view is replaced in the original, hidden characters and escapes included.
 """
 
 from __future__ import annotations
 
 import bisect
 import unicodedata
+from collections.abc import Callable
 from typing import NamedTuple
 
 from diagnosis.lazyre import LazyPattern
@@ -28,6 +29,8 @@ _SPECIAL = LazyPattern(
     "\U0001d400-\U0001d7ff\U0001f100-\U0001f1ff\U000e0000-\U000e01ef]"
     r"|\\u[0-9A-Fa-f]{4}|\\\r?\n[ \t]{0,256}|%[0-9A-Fa-f]{2}"
 )
+# Markdown escapes, undone first: a reply escapes `_` in hf_… as `\_`, and `\u0068` as `\\u0068`.
+_MARKDOWN_ESCAPE = LazyPattern(r"\\[\\*_~|`\[\]<>#+.!(){}-]")
 # Not format characters, but shown as nothing: Hangul fillers, the blank Braille pattern, variation
 # selectors and the combining grapheme joiner.
 _BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\u2800\uffa0") | frozenset(
@@ -86,8 +89,32 @@ def _decoded(token: str) -> str:
     return "" if invisible(token) else _fold(token)
 
 
-def make_view(text: str) -> View:
-    """The view of `text`; the text itself (one copied run) when nothing in it needs work."""
+class Layers(NamedTuple):
+    """Views made one over the other: `text` is the last one's."""
+
+    views: tuple[View, ...]
+
+    @property
+    def text(self) -> str:
+        return self.views[-1].text
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        for view in reversed(self.views):
+            start, end = view.span(start, end)
+        return start, end
+
+
+def make_view(text: str) -> Layers:
+    """The text with Markdown escapes undone, then with the rest of the work done (`_view`)."""
+    if "\\" not in text:
+        return Layers((_view(text, _SPECIAL, _decoded),))
+    unescaped = _view(text, _MARKDOWN_ESCAPE, lambda token: token[1])
+    return Layers((unescaped, _view(unescaped.text, _SPECIAL, _decoded)))
+
+
+def _view(text: str, special: LazyPattern[str], decoded: Callable[[str], str]) -> View:
+    """The view of `text` where each match of `special` reads as `decoded(match)`; the text itself
+    (one copied run) when nothing in it needs work."""
     parts: list[str] = []
     at: list[int] = []
     origin: list[int] = []
@@ -104,9 +131,9 @@ def make_view(text: str) -> View:
             origin_end.append(end)
             length += len(chunk)
 
-    for m in _SPECIAL.finditer(text):
+    for m in special.finditer(text):
         token = m.group()
-        replaced = _decoded(token)
+        replaced = decoded(token)
         if replaced == token:
             continue  # stays as it is: part of the copied run
         add(text[copied : m.start()], copied, -1)
@@ -115,6 +142,4 @@ def make_view(text: str) -> View:
     if not at:
         return View(text, [0], [0], [-1])
     add(text[copied:], copied, -1)
-    if not at:
-        return View("", [0], [0], [-1])
     return View("".join(parts), at, origin, origin_end)
