@@ -317,8 +317,14 @@ def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang
         newline = config.piece.newline
         lf = corrected.replace(newline, "\n")
         corrected = _restore_home_paths(original, redacted, lf, secrets).replace("\n", newline)
+    from diagnosis.outgate import gate_text
+
+    # The output gate's last check: the user's own paths and addresses may stay in a file on their own
+    # disk; credentials may not (also those only the gate recognises).
+    gated = gate_text(corrected, keep_personal=True)
     # Overwriting a file whose token the corrected copy leaves out would lose it without a word.
-    holds_token = any(hit.kind != "home_path" for hit in secrets)
+    holds_token = gated != corrected or any(hit.kind != "home_path" for hit in secrets)
+    corrected = gated
     in_place = args.in_place and whole_file and not holds_token
     suffix = ".json" if config.format == "json" else ".yaml"
     if raw == "-":
@@ -337,10 +343,7 @@ def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang
     if args.in_place and not in_place:
         reason = "cli.not_in_place_token" if whole_file else "cli.not_in_place"
         notes.append(cli_message(reason, lang, path=raw))
-    from diagnosis.outgate import gate_text
-
-    # The user's own paths and addresses may stay in a file on their own disk; credentials may not.
-    return _Fix(str(target), gate_text(corrected, keep_personal=True), restored, notes)
+    return _Fix(str(target), corrected, restored, notes)
 
 
 def _write_fix(fix: _Fix, lang: str, err: TextIO) -> bool:

@@ -54,7 +54,7 @@ CLASSES = [
     ),
     (f"wandb:\n  project: lora\n  key: {WANDB}\n", WANDB, "assignment"),
     (f"civitai:\n  key: {CIVITAI}\n", CIVITAI, "assignment"),
-    (f'{{"api_key": "Zk29xQ7mLp3Vn8Rt5Wy4"}}', "Zk29xQ7mLp3Vn8Rt5Wy4", "assignment"),
+    ('{"api_key": "Zk29xQ7mLp3Vn8Rt5Wy4"}', "Zk29xQ7mLp3Vn8Rt5Wy4", "assignment"),
     ('{"password": "hunter2!x"}', "hunter2!x", "assignment"),
     (f'{{"aws_secret_access_key": "{AWS_SECRET}"}}', AWS_SECRET, "aws_key"),
     ("session_cookie: s%3Aq8Zt4Kx", "q8Zt4Kx", "assignment"),
