@@ -10,6 +10,7 @@ from typing import Any, cast
 import discord
 
 from bot.diagnosis_port import DiscordReplyLike
+from diagnosis.outgate import gate_all
 
 NO_MENTIONS = discord.AllowedMentions.none()
 CONTENT_LIMIT = 2000
@@ -117,16 +118,28 @@ def with_notes(content: str, notes: Sequence[str]) -> str:
     return combined if len(combined) <= CONTENT_LIMIT else content
 
 
+def gated(outgoing: Outgoing) -> Outgoing:
+    """The message through the output gate: its content, every embed and every attachment. Every
+    reply and text the bot posts is assembled by `from_reply` or `from_text`, which call this."""
+    return gate_all(outgoing)
+
+
 def from_reply(reply: DiscordReplyLike, notes: Sequence[str] = ()) -> Outgoing:
-    return Outgoing(
-        content=with_notes(reply.content, notes),
-        embeds=tuple(reply.embeds),
-        files=tuple((f.name, f.data) for f in reply.files),
+    return gated(
+        Outgoing(
+            content=with_notes(reply.content, notes),
+            embeds=tuple(reply.embeds),
+            files=tuple((f.name, f.data) for f in reply.files),
+        )
     )
 
 
 def from_text(text: str, *, filename: str = "oomcheck.txt") -> Outgoing:
     """A long plain text (the rule list, an explanation): content, else one embed, else a file."""
+    return gated(_from_text(text, filename))
+
+
+def _from_text(text: str, filename: str) -> Outgoing:
     if len(text) <= CONTENT_LIMIT:
         return Outgoing(content=text)
     if len(text) <= DESCRIPTION_LIMIT:

@@ -91,7 +91,7 @@ def device_index(device: str) -> int | None:
 
 
 # A home folder's user name is scrubbed too, but it is no credential to revoke.
-_NOT_A_CREDENTIAL = frozenset({"home_path"})
+_NOT_A_CREDENTIAL = frozenset({"home_path", "email"})
 
 
 def real_secrets(intake: Intake) -> list[SecretHit]:

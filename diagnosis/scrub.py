@@ -270,21 +270,52 @@ def _find_assignments(text: str, low: str) -> Iterator[_Candidate]:
 
 
 # --------------------------------------------------------------------------------------------------
-# User names in home folders: /home/<name>/, /Users/<name>/, C:\Users\<name>\ (also C:\\Users\\ in
-# YAML strings and C:/Users/ with forward slashes).
+# User names in home folders: /home/<name>/, /var/home/<name>, /Users/<name>/, C:\Users\<name>\ (also
+# C:\\Users\\ in YAML strings and C:/Users/ with forward slashes), HOMEPATH=\Users\<name>, and the user
+# name of a shell prompt (alice@gpu-box:~$). A name is any run of characters a file name may hold, in
+# any script (müller, 田中), and is replaced whole: a name is never cut where an ASCII class ends.
 
-_NAME = r"[A-Za-z0-9._-]{1,64}"
-_UNIX_HOME = LazyPattern(rf"/(?<![A-Za-z0-9_.-]/)(?:home|Users)/({_NAME})(?![A-Za-z0-9._-])")
+_NAME_CHAR = r"[^\s/\\:*?\"'`<>|,;=()\[\]{}]"
+_NAME = rf"{_NAME_CHAR}{{1,64}}(?!{_NAME_CHAR})"
+_UNIX_HOME = LazyPattern(rf"/(?:(?<![A-Za-z0-9_.-]/)|(?<=/var/))(?:home|Users)/({_NAME})")
+# Inside a Windows name a space is allowed ("Erin Ko"); the name runs to the next separator, or, with
+# none after it (a prompt `PS C:\Users\alice>`, a path at the end of a line), to its last name character.
+_WIN_NAME = r"([^\\/:*?\"<>|\r\n\t]{1,64}?(?=\\|/)|[^\s\\/:*?\"'`<>|,;]{1,64}(?![^\s\\/:*?\"'`<>|,;]))"
 _WIN_HOME = LazyPattern(
-    r":(?<![A-Za-z0-9_][A-Za-z]:)(?<=[A-Za-z]:)(?:\\\\|\\|/)[Uu][Ss][Ee][Rr][Ss](?:\\\\|\\|/)"
-    r"([^\\/:*?\"<>|\r\n\t]{1,64}?)(?=\\|/)"
+    r":(?<![A-Za-z0-9_][A-Za-z]:)(?<=[A-Za-z]:)(?:\\\\|\\|/)[Uu][Ss][Ee][Rr][Ss](?:\\\\|\\|/)" + _WIN_NAME
+)
+_HOMEPATH = LazyPattern(
+    r"(?<![A-Za-z0-9_])HOMEPATH[ \t]{0,8}[=:][ \t]{0,8}[\"']?(?:\\\\|\\|/)[Uu]sers(?:\\\\|\\|/)" + _WIN_NAME
 )
 _SEP = r"(?:\\\\|\\|/)"
-_WSL_MOUNT_HOME = LazyPattern(rf"/mnt/[A-Za-z]/[Uu]sers/({_NAME})(?![A-Za-z0-9._-])")
+_WSL_MOUNT_HOME = LazyPattern(rf"/mnt/[A-Za-z]/[Uu]sers/({_NAME})")
 _WSL_SHARE_HOME = LazyPattern(
-    rf"[Ww][Ss][Ll](?:\$|\.localhost){_SEP}[A-Za-z0-9._-]{{1,64}}{_SEP}home{_SEP}({_NAME})(?![A-Za-z0-9._-])"
+    rf"[Ww][Ss][Ll](?:\$|\.localhost){_SEP}[A-Za-z0-9._-]{{1,64}}{_SEP}home{_SEP}({_NAME})"
 )
+# A shell prompt: user@host:~$, user@host:/path#, found from the "@" (the user is read backwards).
+_PROMPT_HOST = LazyPattern(r"@[A-Za-z0-9][A-Za-z0-9._-]{0,63}:(?:~|/)[^\s$#>]{0,256}[$#](?![^\s])")
 _NOT_A_USER = {"user", "public", "default", "default user", "all users", "shared", "username", "<user>"}
+
+
+def _prompt_user(text: str, at: int) -> int:
+    """Where the user name before the "@" at `at` starts (== at: none). It starts a line or follows a
+    blank, a bracket (a venv's "(venv) ") or a prompt's own punctuation."""
+    start = at
+    while start > 0 and at - start < 64 and re.match(_NAME_CHAR, text[start - 1]) and text[start - 1] != "@":
+        start -= 1
+    if start == at or (start > 0 and text[start - 1] not in " \t\n\r)]>"):
+        return at
+    return start
+
+
+def _find_prompts(text: str, low: str) -> Iterator[_Candidate]:
+    at = text.find("@")
+    while at >= 0:
+        if _PROMPT_HOST.match(text, at):
+            start = _prompt_user(text, at)
+            if start < at and text[start:at].lower() not in _NOT_A_USER:
+                yield _Candidate(start, at, "USER", "home_path", 2)
+        at = text.find("@", at + 1)
 
 
 def _find_home_paths(text: str, low: str) -> Iterator[_Candidate]:
@@ -297,9 +328,12 @@ def _find_home_paths(text: str, low: str) -> Iterator[_Candidate]:
         patterns.append(_WSL_MOUNT_HOME)
     if "wsl" in low:
         patterns.append(_WSL_SHARE_HOME)
+    if "HOMEPATH" in text:
+        patterns.append(_HOMEPATH)
     for pattern in patterns:
         for m in pattern.finditer(text):
-            if m.group(1).lower() not in _NOT_A_USER:
+            name = m.group(1)
+            if name.lower() not in _NOT_A_USER and name.strip():
                 yield _Candidate(m.start(1), m.end(1), "USER", "home_path", 2)
 
 
@@ -314,6 +348,7 @@ _DETECTORS: tuple[Callable[[str, str], Iterator[_Candidate]], ...] = (
     _find_url_credentials,
     _find_assignments,
     _find_home_paths,
+    _find_prompts,
 )
 
 
@@ -355,7 +390,8 @@ _LINE_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], LazyPattern[byt
     _find_bearer: LazyPattern(rb"bearer"),
     _find_url_credentials: LazyPattern(rb"://"),
     _find_assignments: LazyPattern(rb"token|secret|password|_key|apikey"),
-    _find_home_paths: LazyPattern(rb"/home/|users|/mnt/|wsl"),
+    _find_home_paths: LazyPattern(rb"/home/|users|/mnt/|wsl|homepath"),
+    _find_prompts: LazyPattern(rb"@[a-z0][a-z0._-]{0,63}:[~/]"),
 }
 _NAME_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], LazyPattern[bytes]] = {
     _find_wandb: LazyPattern(b"wandb"),
@@ -539,3 +575,24 @@ def scrub_screening(
         pos = cand.end
     out.append(text[pos:])
     return "".join(out), hits, shapes
+
+
+class Span(NamedTuple):
+    """A secret found by the detectors of this module: where it is and what replaces it."""
+
+    start: int
+    end: int
+    replacement: str
+    kind: str
+    priority: int
+
+
+def find_secrets(text: str) -> list[Span]:
+    """Every candidate of every detector over `text`, unmerged (the output gate merges them with its
+    own)."""
+    return [Span(*c) for c in _all_candidates(text)]
+
+
+def is_placeholder(value: str) -> bool:
+    """A value that stands for a secret ("your_token_here", "REDACTED_TOKEN", "****")."""
+    return _is_placeholder(value)

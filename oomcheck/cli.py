@@ -245,15 +245,16 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         import json
 
         from diagnosis.jsondoc import report_to_dict
+        from diagnosis.outgate.report import gated
 
-        out.write(json.dumps(report_to_dict(report), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(gated(report, report_to_dict), ensure_ascii=False, indent=2) + "\n")
     else:
         from diagnosis.render import render_cli
 
         restored = fix is not None and fix.restored
-        out.write(render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored))
-        if args.diff and report.diff:
-            out.write("\n" + report.diff)
+        out.write(
+            render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored, diff=args.diff)
+        )
 
     if fix is not None and not _write_fix(fix, lang, err):
         return EXIT_USAGE
@@ -317,8 +318,14 @@ def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang
         newline = config.piece.newline
         lf = corrected.replace(newline, "\n")
         corrected = _restore_home_paths(original, redacted, lf, secrets).replace("\n", newline)
+    from diagnosis.outgate import gate_text
+
+    # The output gate's last check: the user's own paths and addresses may stay in a file on their own
+    # disk; credentials may not (also those only the gate recognises).
+    gated = gate_text(corrected, keep_personal=True)
     # Overwriting a file whose token the corrected copy leaves out would lose it without a word.
-    holds_token = any(hit.kind != "home_path" for hit in secrets)
+    holds_token = gated != corrected or any(hit.kind != "home_path" for hit in secrets)
+    corrected = gated
     in_place = args.in_place and whole_file and not holds_token
     suffix = ".json" if config.format == "json" else ".yaml"
     if raw == "-":

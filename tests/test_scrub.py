@@ -70,6 +70,21 @@ def test_each_kind_is_replaced(text: str, secret: str, kind: str, placeholder: s
             r'folder_path: "C:\\Users\\USER\\Pictures\\set"',
         ),
         ("D:/Users/frank/lora/out", "D:/Users/USER/lora/out"),
+        # Every form of the issue, any script of name, replaced as a whole path segment.
+        (r"cd C:\Users\Alice", r"cd C:\Users\USER"),
+        (r"USERPROFILE=C:\Users\Alice", r"USERPROFILE=C:\Users\USER"),
+        (r"HOMEPATH=\Users\Alice", r"HOMEPATH=\Users\USER"),
+        (r"PS C:\Users\alice> python run.py", r"PS C:\Users\USER> python run.py"),
+        ("folder_path: /var/home/alice/set", "folder_path: /var/home/USER/set"),
+        ("folder_path: /home/müller/set", "folder_path: /home/USER/set"),
+        ("folder_path: /home/田中/set", "folder_path: /home/USER/set"),
+        ("output: /Users/Zoë/lora", "output: /Users/USER/lora"),
+        ("alice@gpu-box:~$ python run.py", "USER@gpu-box:~$ python run.py"),
+        ("(venv) bob@gpu-box:~/ai-toolkit$ python run.py", "(venv) USER@gpu-box:~/ai-toolkit$ python run.py"),
+        (
+            "root@c0ffee12:/workspace/ai-toolkit# python run.py",
+            "USER@c0ffee12:/workspace/ai-toolkit# python run.py",
+        ),
     ],
 )
 def test_home_folder_names_are_replaced(text: str, expected: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from diagnosis.models import Applicability
+from diagnosis.outgate.report import gated
 from diagnosis.render.catalogue import message, normalise_language
 from diagnosis.render.discord import DiscordReply, ReplyFile, Section, pack
 from diagnosis.render.language import choose_language
@@ -74,7 +75,12 @@ def _language(report: Report, lang: str | None) -> str:
 
 
 def render_discord(report: Report, *, lang: str | None = None, step: int = 1) -> DiscordReply:
-    """The reply the bot posts; `step=N` shows ladder step N ("still out of memory → next step")."""
+    """The reply the bot posts; `step=N` shows ladder step N ("still out of memory → next step").
+    Its content, embeds and files have passed the output gate."""
+    return gated(report, lambda r: _render_discord(r, lang, step))
+
+
+def _render_discord(report: Report, lang: str | None, step: int) -> DiscordReply:
     view = build_view(report, _language(report, lang), step)
     headline, sections = _sections(view, "discord", "discord")
     files: list[ReplyFile] = []
@@ -92,12 +98,25 @@ def render_cli(
     step: int = 1,
     fixing: bool = False,
     paths_restored: bool = False,
+    diff: bool = False,
 ) -> str:
     """`markdown` is the bot's reply in one piece; `text` is the same reply for a terminal.
 
     `fixing`: the command is writing the corrected file itself (--fix), so the reply does not offer it.
     `paths_restored`: the file it writes has the user's own home paths back, where the reply shows USER.
+    `diff`: the unified diff of the fix follows the reply. All of it has passed the output gate.
     """
+
+    def make(r: Report) -> str:
+        text = _render_cli(r, fmt, lang, step, fixing, paths_restored)
+        return text + "\n" + r.diff if diff and r.diff else text
+
+    return gated(report, make)
+
+
+def _render_cli(
+    report: Report, fmt: str, lang: str | None, step: int, fixing: bool, paths_restored: bool
+) -> str:
     view = build_view(report, _language(report, lang), step)
     channel = "cli_fixing" if fixing else "cli"
     restored = fixing and paths_restored
