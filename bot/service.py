@@ -85,7 +85,14 @@ class ReplyService:
         """Open (and migrate) the database, then drop what is past the retention period."""
         if self._store is None:
             self._store = await asyncio.to_thread(Store, self.settings.database_path)
-        await self.db(self.store.purge, time.time() - self.settings.retention_days * 86400)
+        await self.purge_expired()
+
+    async def purge_expired(self) -> int:
+        """Drop what is past the retention periods (see `Store.purge`); the number of cases dropped."""
+        now = time.time()
+        before = now - self.settings.retention_days * 86400
+        stats_before = now - self.settings.stats_retention_days * 86400
+        return await self.db(functools.partial(self.store.purge, before, stats_before=stats_before))
 
     def close(self) -> None:
         self._engine_pool.shutdown(wait=False, cancel_futures=True)

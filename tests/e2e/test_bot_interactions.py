@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+
+from bot.store import unpack_inputs
 
 from .botharness import Bots
 from .cases import CHAT, CONFIG, EPHEMERAL, FIX_LINE, JAPANESE, LOG, PNG, db_rows, fenced
@@ -86,8 +86,7 @@ async def test_s4_no_input_in_thread_merges_config_and_traceback(fake: FakeDisco
         bot.database, "SELECT inputs, author_id FROM cases WHERE reply_id = ?", int(original["id"])
     )
     assert len(rows) == 1
-    stored = json.loads(rows[0][0])
-    joined = "\n".join(text for _, text in stored)
+    joined = "\n".join(text for _, text in unpack_inputs(rows[0][0]))
     assert "gradient_checkpointing" in joined and "CUDA out of memory" in joined
     assert CHAT not in joined
     assert rows[0][1] == fake.alice.id
