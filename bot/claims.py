@@ -1,10 +1,12 @@
 """Which messages are being answered right now, and which edit of each message is the latest.
 
 One message gets one answer at a time, whatever brings it (MESSAGE_CREATE, THREAD_CREATE, a RESUME
-replay, a mention): the first trigger claims it and the others step back. Edits are different:
-every edit must be seen, and the last one must win. Each edit takes the next number of its message;
-it waits for whatever holds the message, and gives up as soon as a later edit has arrived, since
-that one redoes the reply with the message as it is by then.
+replay, a mention): the first trigger claims it and the others step back. A moderator's public check
+(the message menu, `/oom-check message: public:`) waits for the message instead, then finds its
+answer if another trigger gave it one. Edits are different: every edit must be seen, and the last
+one must win. Each edit takes the next number of its message; it waits for whatever holds the
+message, and gives up as soon as a later edit has arrived, since that one redoes the reply with the
+message as it is by then.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ class MessageClaims:
         held = self._held.pop(message_id, None)
         if held is not None:
             held.set()
+
+    async def claim_when_free(self, message_id: int) -> None:
+        """Take the message once whatever holds it now is done with it."""
+        while (held := self._held.get(message_id)) is not None:
+            await held.wait()
+        self._held[message_id] = asyncio.Event()
 
     def note_edit(self, message_id: int) -> int:
         """The number of a new edit of the message (1, 2, …)."""

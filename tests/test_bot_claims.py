@@ -53,3 +53,14 @@ async def test_an_edit_at_work_learns_that_a_later_one_came() -> None:
     claims.end_edit(1, second)
     claims.release(1)
     assert claims.note_edit(1) == 1, "a message with no edit at work is forgotten"
+
+
+async def test_a_public_check_waits_for_the_answer_at_work() -> None:
+    claims = MessageClaims()
+    assert claims.claim(1)
+    waiting = asyncio.create_task(claims.claim_when_free(1))
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    claims.release(1)
+    await waiting
+    assert not claims.claim(1), "the public check holds it now"
