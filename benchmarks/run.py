@@ -405,12 +405,31 @@ def bench_bot(reps: int) -> list[Figure]:
     return bot_round_trip(reps)
 
 
+def bench_store(days: int, per_day: int) -> list[Figure]:
+    from benchmarks.storebench import database_sizes
+
+    now, before = database_sizes(days, per_day)
+    mib = 1024 * 1024
+    per_reply = now.seconds / now.replies, before.seconds / before.replies
+    return [
+        Figure(
+            f"database after {days} days x {per_day} mixed diagnoses "
+            f"({now.input_bytes / mib:.0f} MiB of input)",
+            f"{now.size / mib:.1f} MiB (before schema 5, same run: {before.size / mib:.1f} MiB, "
+            f"{now.size / before.size:.3f}x); storing a reply {_ms(per_reply[0])} vs {_ms(per_reply[1])}",
+            "<= 50 MiB",
+            now.size <= 50 * mib,
+        )
+    ]
+
+
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "corpus": lambda a: bench_corpus(a.reps),
     "log": lambda a: bench_log(max(3, a.reps // 3)),
     "bot": lambda a: bench_bot(a.bot_messages),
     "rss": lambda a: bench_rss(),
     "startup": lambda a: bench_startup(max(9, a.reps)),
+    "store": lambda a: bench_store(a.store_days, a.store_per_day),
 }
 
 
@@ -419,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated: " + ", ".join(BENCHES))
     parser.add_argument("--reps", type=int, default=15, help="repetitions per timing (medians)")
     parser.add_argument("--bot-messages", type=int, default=200, help="round trips per bot")
+    parser.add_argument("--store-days", type=int, default=14, help="simulated days of the store bench")
+    parser.add_argument("--store-per-day", type=int, default=500, help="diagnoses a day in the store bench")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a goal is missed")
     args = parser.parse_args(argv)
     figures: list[Figure] = []

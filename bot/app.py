@@ -145,7 +145,7 @@ class OomBot(commands.Bot):
             if time.time() - last_purge > 3600:
                 last_purge = time.time()
                 try:
-                    await service.db(service.store.purge, last_purge - self.settings.retention_days * 86400)
+                    await service.purge_expired()
                 except sqlite3.Error as exc:
                     log.warning("retention purge failed: %s", exc)
             await asyncio.sleep(self.settings.heartbeat_interval_seconds)

@@ -69,6 +69,9 @@ class ButtonHandlers(commands.Cog):
             await say_privately(interaction, service.t("feedback_thanks", lang))
             return
         if action.action == "del":
+            # The case is dropped after the retention period; who the reply answers is kept longer.
+            if case is None and not moderator:
+                owner = await service.db(service.store.reply_author, message.id) == interaction.user.id
             if not (owner or moderator):
                 await say_privately(interaction, service.t("delete_forbidden", lang))
                 return

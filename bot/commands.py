@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import discord
@@ -23,7 +24,7 @@ from bot.permissions import interaction_is_moderator
 from bot.request import Request
 from bot.send import NO_MENTIONS, Outgoing, from_text
 from bot.service import ReplyService
-from bot.store import GuildSettings
+from bot.store import Answer, GuildSettings
 from bot.translator import catalogue_lookup, key_str
 from locales import LANGUAGES
 
@@ -45,6 +46,16 @@ async def _say(interaction: discord.Interaction, text: str, *, ephemeral: bool =
         await interaction.edit_original_response(content=text, allowed_mentions=NO_MENTIONS)
     else:
         await interaction.response.send_message(text, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS)
+
+
+async def _decline_public(interaction: discord.Interaction, text: str) -> None:
+    """The public "thinking…" of a deferred check goes away; only the one who asked reads why."""
+    await interaction.delete_original_response()
+    await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+
+def _reply_link(answer: Answer) -> str:
+    return f"https://discord.com/channels/{answer.guild_id or '@me'}/{answer.channel_id}/{answer.reply_id}"
 
 
 async def _send_text(interaction: discord.Interaction, outgoing: Outgoing) -> None:
@@ -213,6 +224,10 @@ class OomCommands(commands.Cog):
         if left > 0:
             await _say(interaction, service.t("cooldown", ui, seconds=max(1, round(left))))
             return
+        answered = service.store.answer_for(message.id) if moderator else None
+        if answered is not None:
+            await _say(interaction, service.t("already_answered", ui, link=_reply_link(answered)))
+            return
         # A moderator answers on the member's behalf, in the open; members see their own result only.
         await interaction.response.defer(ephemeral=not moderator, thinking=True)
         await self._run_check(
@@ -237,7 +252,49 @@ class OomCommands(commands.Cog):
         read_history: bool,
         notes: tuple[str, ...] = (),
     ) -> None:
-        """Shared by /oom-check and the message menu; the interaction is already deferred."""
+        """Shared by /oom-check and the message menu; the interaction is already deferred. A public
+        check of a message is its one public answer: it waits for any other trigger at work on the
+        message (auto mode, another moderator), and points to the answer that one gave."""
+        checks = functools.partial(
+            self._check,
+            interaction,
+            parts=parts,
+            target=target,
+            explicit=explicit,
+            gpu=gpu,
+            public=public,
+            read_history=read_history,
+            notes=notes,
+        )
+        if not public or target is None:
+            await checks()
+            return
+        service = self.service
+        await service.claims.claim_when_free(target.id)
+        try:
+            answered = service.store.answer_for(target.id)
+            if answered is None:
+                await checks()
+                return
+            lang = await service.ui_language(interaction, explicit)
+            await _decline_public(
+                interaction, service.t("already_answered", lang, link=_reply_link(answered))
+            )
+        finally:
+            service.release(target.id)
+
+    async def _check(
+        self,
+        interaction: discord.Interaction,
+        *,
+        parts: list[Gathered],
+        target: discord.Message | None,
+        explicit: str | None,
+        gpu: float | None,
+        public: bool,
+        read_history: bool,
+        notes: tuple[str, ...],
+    ) -> None:
         service = self.service
         moderator = self._moderator(interaction)
         lang = await service.ui_language(interaction, explicit)
@@ -258,7 +315,8 @@ class OomCommands(commands.Cog):
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id or 0,
             author_id=target.author.id if target is not None else interaction.user.id,
-            source_id=None,
+            # A public check answers the message for good: no trigger answers it again.
+            source_id=target.id if public and target is not None else None,
             explicit_language=explicit,
             user_locale=str(interaction.locale.value),
             gpu_vram_gib=gpu,

@@ -126,20 +126,31 @@ class MessageListeners(commands.Cog):
         service = self.service
         if "content" not in payload.data and "attachments" not in payload.data:
             return  # an embed unfurl, a pin: not the author's edit
-        answered = service.store.answer_for(payload.message_id)
-        if answered is None or not within_edit_window(
-            answered.created, time.time(), service.settings.edit_window_minutes
-        ):
-            return
+        claims = service.claims
         message = payload.message
-        if message.author.id != answered.author_id or not service.claim(message.id):
-            return
+        number = claims.note_edit(message.id)
         try:
-            # In the member's turn, like new messages: a flurry of edits holds one engine worker at most.
-            async with service.member_turn(message.author.id):
-                await self._redo(message, answered.reply_id, answered.created, answered.inputs_hash)
+            # After the first answer or an earlier edit still at work (it may be about to record the
+            # reply this edit has to redo); a later edit makes this one moot.
+            if not await claims.claim_for_edit(message.id, number):
+                return
+            try:
+                answered = service.store.answer_for(message.id)
+                if (
+                    answered is None
+                    or message.author.id != answered.author_id
+                    or not within_edit_window(
+                        answered.created, time.time(), service.settings.edit_window_minutes
+                    )
+                ):
+                    return
+                # In the member's turn, like new messages: a flurry of edits holds one engine worker at most.
+                async with service.member_turn(message.author.id):
+                    await self._redo(message, answered, number)
+            finally:
+                claims.release(message.id)
         finally:
-            service.release(message.id)
+            claims.end_edit(message.id, number)
 
     # ------------------------------------------------------------------ a new message
 
@@ -294,13 +305,15 @@ class MessageListeners(commands.Cog):
 
     # ------------------------------------------------------------------ an edited message
 
-    async def _redo(self, message: discord.Message, reply_id: int, answered_at: float, old_hash: str) -> None:
+    async def _redo(self, message: discord.Message, answered: Answer, edit: int) -> None:
+        """Redo the reply for edit number `edit` of `message`, unless a later edit came meanwhile."""
         service = self.service
+        reply_id = answered.reply_id
         own = await self._gather(message, mention=self._is_mention(message))
         if not own.inputs:
             return
         gathered, others = await self._with_merged_sources(message, reply_id, own)
-        if inputs_hash(gathered.inputs) == old_hash:
+        if inputs_hash(gathered.inputs) == answered.inputs_hash:
             return
         case = await service.db(service.store.case, reply_id)
         explicit = case.language if case is not None and case.explicit_language else None
@@ -311,7 +324,10 @@ class MessageListeners(commands.Cog):
             gpu_vram_gib=case.gpu_vram_gib if case is not None else None,
         )
         prepared = await service.prepare(request)
-        await service.edit_reply(message.channel.id, reply_id, prepared, answered_at=answered_at)
+        if not service.claims.is_latest_edit(message.id, edit):
+            return  # the later edit redoes the reply from the message as it is now
+        # The reply's own channel: a moderator's public check may answer from another one.
+        await service.edit_reply(answered.channel_id, reply_id, prepared, answered_at=answered.created)
 
     async def _with_merged_sources(
         self, message: discord.Message, reply_id: int, own: Gathered

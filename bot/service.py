@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import discord
 from discord.ext import commands
 
+from bot.claims import MessageClaims
 from bot.diagnosis_port import EnginePort, kinds_of_report
 from bot.inputs import (
     MAX_TEXT_ATTACHMENTS,
@@ -75,7 +76,7 @@ class ReplyService:
         self.cooldown = Cooldown(settings.user_cooldown_seconds)
         self.channel_limiter = WindowLimiter(settings.channel_replies_per_minute, 60.0)
         self._store: Store | None = None
-        self._inflight: set[int] = set()
+        self.claims = MessageClaims()
         self._turns: dict[int, _Turn] = {}
         self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
 
@@ -85,7 +86,14 @@ class ReplyService:
         """Open (and migrate) the database, then drop what is past the retention period."""
         if self._store is None:
             self._store = await asyncio.to_thread(Store, self.settings.database_path)
-        await self.db(self.store.purge, time.time() - self.settings.retention_days * 86400)
+        await self.purge_expired()
+
+    async def purge_expired(self) -> int:
+        """Drop what is past the retention periods (see `Store.purge`); the number of cases dropped."""
+        now = time.time()
+        before = now - self.settings.retention_days * 86400
+        stats_before = now - self.settings.stats_retention_days * 86400
+        return await self.db(functools.partial(self.store.purge, before, stats_before=stats_before))
 
     def close(self) -> None:
         self._engine_pool.shutdown(wait=False, cancel_futures=True)
@@ -125,13 +133,10 @@ class ReplyService:
 
     def claim(self, message_id: int) -> bool:
         """Mark a message as being answered; False when another event is already on it."""
-        if message_id in self._inflight:
-            return False
-        self._inflight.add(message_id)
-        return True
+        return self.claims.claim(message_id)
 
     def release(self, message_id: int) -> None:
-        self._inflight.discard(message_id)
+        self.claims.release(message_id)
 
     @contextlib.asynccontextmanager
     async def member_turn(self, user_id: int) -> AsyncIterator[None]:

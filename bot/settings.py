@@ -49,6 +49,8 @@ class BotSettings(BaseSettings):
     history_depth: int = Field(default=25, ge=1, le=100)
     edit_window_minutes: float = Field(default=15.0, ge=0)
     retention_days: float = Field(default=14.0, gt=0)
+    # Per-day counts of the diagnoses per rule and of the votes, and who may delete each reply.
+    stats_retention_days: float = Field(default=365.0, gt=0)
     database_path: Path = Path("oomcheck-bot.sqlite3")
     heartbeat_path: Path = Path("oomcheck-bot.heartbeat")
     heartbeat_interval_seconds: float = Field(default=30.0, gt=0)

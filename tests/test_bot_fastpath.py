@@ -4,7 +4,9 @@ still on the engine pool, the reply's rows written in one transaction after the 
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
+import string
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 from bot.app import OomBot, create_bot
 from bot.diagnosis_port import INLINE_INPUT_CHARS
 from bot.ratelimit import WindowLimiter
-from bot.store import Answer, Case, GuildSettings, Store
+from bot.store import Answer, Case, GuildSettings, Store, unpack_inputs
 from tests.bot_fakes import (
     BOT_ID,
     CONFIG,
@@ -167,7 +169,10 @@ async def test_the_bookkeeping_lands_in_sqlite_after_the_reply_scrubbed(tmp_path
         assert _rows(database, "SELECT reply_id FROM answered WHERE source_id = ?", message.id) == [
             (reply_id,)
         ]
-        [(inputs,)] = _rows(database, "SELECT inputs FROM cases WHERE reply_id = ?", reply_id)
+        [(packed,)] = _rows(database, "SELECT inputs FROM cases WHERE reply_id = ?", reply_id)
+        inputs = "\n".join(
+            text for _, text in unpack_inputs(packed)
+        )  # compressed: the file scan below cannot see it
         assert "hf_REDACTED" in inputs and SECRET not in inputs
         assert _rows(database, "SELECT rule_id FROM diagnosis_rules WHERE reply_id = ?", reply_id) == [
             ("gc_off",)
@@ -351,7 +356,8 @@ def test_the_loop_connection_leaves_checkpoints_to_the_thread(tmp_path: Path) ->
     try:
         size_before = path.stat().st_size
         # Far more than SQLite's automatic checkpoint threshold (1000 pages) goes through the log.
-        text = "x" * 40_000
+        # Random letters: a case is stored compressed, and these barely compress.
+        text = "".join(random.Random(0).choices(string.ascii_letters, k=40_000))
         for reply_id in range(2, 2 + 150):
             assert store.try_save_reply(_case(reply_id, text), [], _answers(reply_id))
         assert path.stat().st_size == size_before  # nothing copied into the database file yet

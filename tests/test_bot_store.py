@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -168,3 +169,110 @@ def test_case_kinds_round_trip_and_are_unknown_in_older_rows(tmp_path: Path) -> 
         assert known is not None and (known.has_config, known.has_log) == (True, False)
     finally:
         store.close()
+
+
+# ---------------------------------------------------------------------------------------------- bounds
+
+
+def _log(lines: int) -> str:
+    return "".join(f"step {n}/5000 loss 0.{n % 997:03d} lr 1e-4\n" for n in range(lines)) + (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 58.00 MiB\n"
+    )
+
+
+def test_a_case_keeps_the_compressed_tail_of_a_long_log(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from bot.store import STORED_TAIL_BYTES
+
+    log = _log(300_000)  # about 12 MiB
+    assert len(log.encode()) > 40 * STORED_TAIL_BYTES
+    store = Store(tmp_path / "bot.sqlite3")
+    store.save_reply(replace(_case(), inputs=(("message", "batch 4 OOM"), ("oom.log", log))), [], [])
+    case = store.case(2)
+    assert case is not None
+    (message, kept) = case.inputs
+    assert message == ("message", "batch 4 OOM"), "a short input is kept whole"
+    assert kept[0] == "oom.log" and log.endswith(kept[1]), "the log's end, where its error is"
+    assert STORED_TAIL_BYTES - 100 < len(kept[1].encode()) <= STORED_TAIL_BYTES
+    assert kept[1].startswith("step "), "from a whole line"
+    (stored,) = db_rows(tmp_path / "bot.sqlite3", "SELECT length(inputs) FROM cases")
+    assert stored[0] < STORED_TAIL_BYTES // 4, "compressed"
+    store.close()
+
+
+def test_the_tail_is_cut_on_a_character_and_a_line(tmp_path: Path) -> None:
+    from bot.store import stored_tail
+
+    text = "一行目\n" + "二" * 100 + "\n最後の行\n"
+    tail = stored_tail(text, limit=len(("二" * 50 + "\n最後の行\n").encode()) + 1)  # mid-character
+    assert tail == "最後の行\n"
+    assert stored_tail("short", limit=100) == "short"
+
+
+def db_rows(path: Path, sql: str, *params: object) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as db:
+        return list(db.execute(sql, params))
+
+
+def test_an_existing_database_is_packed_and_shrinks(tmp_path: Path) -> None:
+    path = tmp_path / "bot.sqlite3"
+    old = Store(path, migrations=MIGRATIONS[:4])
+    log = _log(60_000)
+    for reply_id in range(1, 21):
+        old._db.execute(  # rows as the bot before version 5 wrote them: the whole input, as JSON text
+            "INSERT INTO cases VALUES (?, 1, 4, 3, 5, ?, 'en', 0, NULL, 1, 100.0, 0, 1)",
+            (reply_id, json.dumps([["oom.log", log]])),
+        )
+    old.close()
+    before = path.stat().st_size
+    store = Store(path)
+    case = store.case(7)
+    assert case is not None and case.inputs[0][0] == "oom.log" and log.endswith(case.inputs[0][1])
+    assert (case.has_config, case.has_log) == (False, True)
+    assert store.reply_author(7) == 5, "the authors of existing replies are kept"
+    store.close()
+    assert path.stat().st_size < before / 5
+
+
+def test_purging_rolls_the_statistics_up_and_keeps_them(tmp_path: Path) -> None:
+    store = Store(tmp_path / "bot.sqlite3")
+    day = 86400.0
+    store.save_reply(_case(10, created=1 * day), ["gc_off", "batch_too_large"], [])
+    store.save_reply(_case(11, created=1 * day + 60), ["gc_off"], [])
+    store.save_reply(_case(12, created=2 * day), ["gc_off"], [])
+    store.save_reply(_case(13, created=30 * day), ["gc_off"], [])  # still within the retention period
+    store.save_reply(_case(14, created=1 * day, guild_id=7), ["gc_off"], [])
+    store.record_feedback(10, 100, True, 1 * day)
+    store.record_feedback(10, 101, False, 1 * day)
+    store.record_feedback(12, 100, True, 2 * day)
+    store.record_feedback(13, 100, False, 30 * day)
+    expected = (store.stats(4), store.reply_count(4), store.stats(7))
+    assert store.purge(before=20 * day) == 4
+    assert (store.stats(4), store.reply_count(4), store.stats(7)) == expected
+    rows = db_rows(tmp_path / "bot.sqlite3", "SELECT COUNT(*) FROM diagnosis_rules")
+    assert rows == [(1,)], "only the reply within the retention period is kept one by one"
+    assert db_rows(tmp_path / "bot.sqlite3", "SELECT reply_id FROM feedback") == [(13,)]
+    assert store.purge(before=20 * day) == 0
+    assert store.stats(4) == expected[0], "purging again counts nothing twice"
+    # Past the statistics period, the counts of the first days go too.
+    store.purge(before=40 * day, stats_before=2 * day)
+    stats = {row.rule_id: row for row in store.stats(4)}
+    assert (stats["gc_off"].diagnoses, stats["gc_off"].helpful, stats["gc_off"].unhelpful) == (2, 1, 1)
+    assert "batch_too_large" not in stats
+    assert store.reply_count(4) == 2
+    store.close()
+
+
+def test_the_author_of_a_reply_outlives_its_case(tmp_path: Path) -> None:
+    store = Store(tmp_path / "bot.sqlite3")
+    store.save_reply(_case(reply_id=2, created=100.0), ["gc_off"], [_answer(created=100.0)])
+    store.save_reply(_case(reply_id=3, created=100.0), [], [])
+    store.purge(before=200.0, stats_before=50.0)
+    assert store.case(2) is None
+    assert store.reply_author(2) == 5
+    store.forget_reply(3)
+    assert store.reply_author(3) is None, "a deleted reply needs no author"
+    store.purge(before=200.0, stats_before=150.0)
+    assert store.reply_author(2) is None
+    store.close()

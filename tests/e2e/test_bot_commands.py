@@ -80,13 +80,16 @@ async def test_stats_count_the_diagnoses(fake: FakeDiscord, bot: Bots) -> None:
 
 
 async def test_check_in_japanese_with_a_gpu_size(fake: FakeDiscord, bot: Bots) -> None:
+    # 12, not 24: without a size the reply assumes a 24 GB card, and says so.
     inter = await fake.slash_command(
-        fake.alice, fake.general, "oom-check", {"text": CONFIG, "lang": "ja", "gpu": 24}
+        fake.alice, fake.general, "oom-check", {"text": CONFIG, "lang": "ja", "gpu": 12}
     )
     original = await fake.shown(inter)
     text = fake.text_of(original)
     assert JAPANESE.search(text) and FIX_LINE in text
+    assert "、12 GB のカード）" in text, "the diagnosis knows the card it was told"
+    assert "24 GB のカードと仮定しました" not in text
     rows = db_rows(
         bot.database, "SELECT language, gpu_vram_gib FROM cases WHERE reply_id = ?", int(original["id"])
     )
-    assert rows == [("ja", 24.0)]
+    assert rows == [("ja", 12.0)]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from bot.store import unpack_inputs
+
 from .botharness import Bots
-from .cases import CHAT, CONFIG, EPHEMERAL, FIX_LINE, JAPANESE, LOG, PNG, db_rows, fenced
+from .cases import CHAT, CONFIG, EPHEMERAL, FIX_LINE, JAPANESE, LOG, PNG, config_variant, db_rows, fenced
 from .fakecord import FakeDiscord
 from .fakecord.payloads import Json
 
@@ -77,6 +77,8 @@ async def test_s4_no_input_in_thread_merges_config_and_traceback(fake: FakeDisco
     await fake.user_sends(fake.alice, thread, fenced(CONFIG))
     await fake.user_sends(fake.bob, thread, CHAT)
     await fake.user_sends(fake.alice, thread, "and then this:\n" + fenced(LOG, "text"))
+    # The newest config is someone else's: a member's check reads only their own messages.
+    await fake.user_sends(fake.bob, thread, "mine is similar:\n" + fenced(config_variant(7)))
     inter = await fake.slash_command(fake.alice, thread, "oom-check")
     original = await fake.shown(inter)
     assert [r.params["channel"] for r in fake.calls("get_history")] == [str(thread)]
@@ -86,10 +88,9 @@ async def test_s4_no_input_in_thread_merges_config_and_traceback(fake: FakeDisco
         bot.database, "SELECT inputs, author_id FROM cases WHERE reply_id = ?", int(original["id"])
     )
     assert len(rows) == 1
-    stored = json.loads(rows[0][0])
-    joined = "\n".join(text for _, text in stored)
+    joined = "\n".join(text for _, text in unpack_inputs(rows[0][0]))
     assert "gradient_checkpointing" in joined and "CUDA out of memory" in joined
-    assert CHAT not in joined
+    assert CHAT not in joined and "batch_size: 7" not in joined
     assert rows[0][1] == fake.alice.id
 
 
