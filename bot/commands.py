@@ -338,6 +338,15 @@ class OomCommands(commands.Cog):
             language=shown_language,
             auto_mode=service.t("config.enabled" if auto else "config.disabled", lang),
         )
+        problem = service.delivery.permissions.last(interaction.guild_id)
+        if problem is not None:
+            text += "\n" + service.t(
+                "config.permission_problem",
+                lang,
+                channel=f"<#{problem.channel_id}>",
+                when=f"<t:{int(problem.at)}:R>",
+                permissions=", ".join(service.t(f"permission.{name}", lang) for name in problem.missing),
+            )
         await _say(interaction, text)
 
     @app_commands.command(name="oom-stats", description=k("command.stats.description"))
