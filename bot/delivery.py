@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import discord
 
@@ -39,6 +39,13 @@ class Where:
     guild_id: int | None
     channel_id: int
     message_id: int | None
+
+
+@dataclass(frozen=True)
+class Delivered(Generic[T]):
+    """What the send returned (an operation may return None and still have been delivered)."""
+
+    value: T
 
 
 @dataclass(frozen=True)
@@ -150,7 +157,7 @@ class Delivery:
         *,
         channel: object = None,
         needs: Collection[str] = SEND,
-    ) -> T | None:
+    ) -> Delivered[T] | None:
         """`op()`'s result, or None when it could not be delivered (and the log says why)."""
         waited = 0.0
         reason = ""
@@ -184,7 +191,7 @@ class Delivery:
                     break
             else:
                 self.permissions.resolved(where.channel_id)
-                return result
+                return Delivered(result)
             if attempt == self.attempts or waited + delay > self.max_wait:
                 break
             await self._sleep(delay)

@@ -297,7 +297,7 @@ class ReplyService:
         sent = await self.delivery.send(send, _where("reply", message), channel=message.channel, needs=needs)
         if sent is None:
             return False
-        await self.remember(prepared, sent.id)
+        await self.remember(prepared, sent.value.id)
         return True
 
     async def edit_reply(
@@ -351,7 +351,8 @@ class ReplyService:
             return await message.reply(text, allowed_mentions=NO_MENTIONS, mention_author=False)
 
         needs = needed_for(message.channel, reply=True)
-        return await self.delivery.send(send, _where("reply", message), channel=message.channel, needs=needs)
+        sent = await self.delivery.send(send, _where("reply", message), channel=message.channel, needs=needs)
+        return None if sent is None else sent.value
 
     async def say_restarting(self, interaction: discord.Interaction) -> None:
         """The clear end of an interaction the bot stops before finishing (a deferred one would
