@@ -364,13 +364,14 @@ async def test_a_privileged_intent_the_application_lacks_closes_4014(fake: FakeD
 
 async def test_a_reset_token_ends_the_session_with_4004(fake: FakeDiscord) -> None:
     running = await harness.start(Probe(fake.guild_id), fake)
+    old = fake.token
     await fake.reset_token()
     with pytest.raises(discord.ConnectionClosed) as closed:
         await asyncio.wait_for(running.task, 15)
     assert closed.value.code == 4004
     await running.client.close()
     async with aiohttp.ClientSession() as session:
-        me = await session.get(f"{fake.api_base}/users/@me", headers={"Authorization": "Bot fake-bot-token"})
+        me = await session.get(f"{fake.api_base}/users/@me", headers={"Authorization": f"Bot {old}"})
         assert me.status == 401
 
 

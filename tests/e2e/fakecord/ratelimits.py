@@ -18,23 +18,35 @@ MAJOR_PARAMETERS = ("channel", "guild", "token")
 
 @dataclass
 class Bucket:
-    """`limit` requests per `window` seconds on one route (each major parameter counted apart)."""
+    """`limit` requests per `window` seconds on one route, each major parameter counted apart. The
+    window is fixed, as on Discord: it opens with the first request and resets whole when it ends."""
 
     route: str
     limit: int
     window: float
     hash: str
-    spent: dict[str, list[float]] = field(default_factory=dict)
+    # Per key: when the current window opened and how many requests it has taken.
+    windows: dict[str, tuple[float, int]] = field(default_factory=dict)
+
+    def _current(self, key: str, now: float) -> tuple[float, int]:
+        opened, used = self.windows.get(key, (now, 0))
+        if now - opened >= self.window:
+            opened, used = now, 0
+        return opened, used
 
     def take(self, key: str, now: float) -> tuple[bool, int, float]:
         """(allowed, remaining, reset_after) for one request on `key` at `now`."""
-        times = [t for t in self.spent.get(key, []) if now - t < self.window]
-        if len(times) >= self.limit:
-            self.spent[key] = times
-            return False, 0, self.window - (now - times[0])
-        times.append(now)
-        self.spent[key] = times
-        return True, self.limit - len(times), self.window - (now - times[0])
+        opened, used = self._current(key, now)
+        reset_after = self.window - (now - opened)
+        if used >= self.limit:
+            return False, 0, reset_after
+        self.windows[key] = (opened, used + 1)
+        return True, self.limit - used - 1, reset_after
+
+    def state(self, key: str, now: float) -> tuple[int, float]:
+        """(remaining, reset_after) of `key`'s window at `now`."""
+        opened, used = self._current(key, now)
+        return self.limit - used, self.window - (now - opened)
 
 
 def bucket_key(params: dict[str, str]) -> str:

@@ -162,7 +162,8 @@ class FakeDiscord:
     def __init__(
         self,
         *,
-        token: str = "fake-bot-token",
+        # Shaped like a real token (id.timestamp.hmac): `oomcheck bot` checks the shape before it starts.
+        token: str = "MTAwMDAwMDAwMDAwMDAwMDAw.ZmFrZQ.ZmFrZS1ib3QtdG9rZW4tZm9yLXRlc3Rz",
         heartbeat_interval_ms: int = 41_250,
         heartbeat_timeout: float | None = None,
         ack_window: float = 3.0,
@@ -625,10 +626,8 @@ class FakeDiscord:
         bucket = self.buckets.get(route)
         if bucket is None:
             return
-        now = asyncio.get_running_loop().time()
-        times = [t for t in bucket.spent.get(bucket_key(rec.params), []) if now - t < bucket.window]
-        reset_after = bucket.window - (now - times[0]) if times else bucket.window
-        response.headers.update(limit_headers(bucket, bucket.limit - len(times), reset_after))
+        remaining, reset_after = bucket.state(bucket_key(rec.params), asyncio.get_running_loop().time())
+        response.headers.update(limit_headers(bucket, remaining, reset_after))
 
     async def _faulty(self, route: str) -> web.StreamResponse | None:
         fault = self._take_fault(route)
