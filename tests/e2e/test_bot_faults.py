@@ -249,12 +249,13 @@ async def test_messages_posted_while_the_bot_was_away_are_answered_at_start(
         message_id=p.snowflake_at(time.time() - 3 * 3600),
     )
     elsewhere = await fake.user_sends(fake.alice, fake.general, fenced(config_variant(5)))
+    post = await fake.create_forum_post(fake.bob, "OOM on step 1", fenced(config_variant(6)))
     await bots.start(catchup_messages=50, catchup_max_age_minutes=60)
-    await wait_reply(fake, away)
-    await wait_reply(fake, in_thread)
+    for msg in (away, in_thread, post):
+        await wait_reply(fake, msg)
     await fake.settle()
     counts = Counter(str(m["message_reference"]["message_id"]) for m in fake.bot_messages())
-    assert counts == {before["id"]: 1, away["id"]: 1, in_thread["id"]: 1}
+    assert counts == {before["id"]: 1, away["id"]: 1, in_thread["id"]: 1, post["id"]: 1}
     assert not {chat["id"], stale["id"], elsewhere["id"]} & set(counts)
 
 
