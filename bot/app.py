@@ -20,6 +20,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.buttons import ButtonHandlers
+from bot.catchup import catch_up
 from bot.commands import OomCommands
 from bot.diagnosis_port import INLINE_INPUT_CHARS, DiagnosisEngine, EnginePort
 from bot.heartbeat import write_heartbeat
@@ -50,6 +51,21 @@ def skip_own_messages(
 
 
 class OomTree(app_commands.CommandTree[Any]):
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        """Every command is tracked until it completes or fails, so that a stop can finish or
+        clearly fail it; a stopping bot takes no new one."""
+        client = interaction.client
+        if (
+            not isinstance(client, OomBot)
+            or interaction.type is not discord.InteractionType.application_command
+        ):
+            return True
+        if client.service.inflight.closing:
+            await client.service.say_restarting(interaction)
+            return False
+        client.service.inflight.begin(interaction)
+        return True
+
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         client = interaction.client
         command = interaction.command.qualified_name if interaction.command else "?"
@@ -64,6 +80,7 @@ class OomTree(app_commands.CommandTree[Any]):
         )
         if isinstance(client, OomBot):
             await client.service.apologize(interaction)
+            client.service.inflight.end(interaction)
 
 
 class OomBot(commands.Bot):
@@ -155,6 +172,31 @@ class OomBot(commands.Bot):
         ws = self.ws
         return self.is_ready() and ws is not None and ws.open and math.isfinite(self.latency)
 
+    async def shutdown(self) -> None:
+        """A graceful stop (SIGTERM): nothing new is started, what is in flight gets
+        `shutdown_grace_seconds` to finish, what still is not is failed clearly, then the bot closes."""
+        inflight = self.service.inflight
+        inflight.closing = True
+        if not await inflight.drain(self.settings.shutdown_grace_seconds):
+            for where in inflight.unfinished_messages():
+                log.warning(
+                    "stopping: the reply to message %s (guild=%s channel=%s) did not finish in %.0f s; "
+                    "the next start answers it if it is still within the catch-up window",
+                    where.message_id,
+                    where.guild_id,
+                    where.channel_id,
+                    self.settings.shutdown_grace_seconds,
+                )
+            for interaction in inflight.unfinished_interactions():
+                log.warning(
+                    "stopping: interaction %s (guild=%s channel=%s) did not finish; told the member",
+                    interaction.id,
+                    interaction.guild_id,
+                    interaction.channel_id,
+                )
+                await self.service.say_restarting(interaction)
+        await self.close()
+
     async def close(self) -> None:
         if self._heartbeat_task is not None:
             self._heartbeat_task.cancel()
@@ -175,9 +217,31 @@ class OomBot(commands.Bot):
         # prefix command in each one; the bot has none.
         return
 
+    async def on_ready(self) -> None:
+        # READY comes after every IDENTIFY (a start, an invalidated session), never after a RESUME,
+        # whose missed events Discord replays itself.
+        service = self.service
+        await catch_up(
+            self,
+            self.settings,
+            lambda mid: service.store.answer_for(mid) is not None,
+            self.messages.on_message,
+        )
+
+    async def on_app_command_completion(self, interaction: discord.Interaction, command: object) -> None:
+        self.service.inflight.end(interaction)
+
     async def on_oom_button(self, interaction: discord.Interaction, action: ButtonAction) -> None:
         """Where `OomButton.callback` sends a click (awaited there, not dispatched as an event)."""
-        await self.buttons.on_button(interaction, action)
+        inflight = self.service.inflight
+        if inflight.closing:
+            await self.service.say_restarting(interaction)
+            return
+        inflight.begin(interaction)
+        try:
+            await self.buttons.on_button(interaction, action)
+        finally:
+            inflight.end(interaction)
 
 
 def create_bot(settings: BotSettings, **client_options: Any) -> OomBot:

@@ -127,6 +127,19 @@ async def _fetch_target(interaction: discord.Interaction, reference: str) -> dis
         return None
 
 
+def _permission_names(service: ReplyService, lang: str) -> dict[str, str]:
+    """The permissions a reply may lack (`bot.delivery.needed_for`), as Discord's settings name them."""
+    return {
+        "view_channel": service.t("permission.view_channel", lang),
+        "send_messages": service.t("permission.send_messages", lang),
+        "send_messages_in_threads": service.t("permission.send_messages_in_threads", lang),
+        "read_message_history": service.t("permission.read_message_history", lang),
+        "embed_links": service.t("permission.embed_links", lang),
+        "attach_files": service.t("permission.attach_files", lang),
+        "unknown": service.t("permission.unknown", lang),
+    }
+
+
 class OomCommands(commands.Cog):
     def __init__(self, service: ReplyService) -> None:
         self.service = service
@@ -396,6 +409,17 @@ class OomCommands(commands.Cog):
             language=shown_language,
             auto_mode=service.t("config.enabled" if auto else "config.disabled", lang),
         )
+        problem = service.delivery.permissions.last(interaction.guild_id)
+        if problem is not None:
+            text += "\n" + service.t(
+                "config.permission_problem",
+                lang,
+                channel=f"<#{problem.channel_id}>",
+                when=f"<t:{int(problem.at)}:R>",
+                permissions=", ".join(
+                    _permission_names(service, lang).get(name, name) for name in problem.missing
+                ),
+            )
         await _say(interaction, text)
 
     @app_commands.command(name="oom-stats", description=k("command.stats.description"))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 import discord
 from discord.ext import commands
 
+from bot.delivery import Where
 from bot.diagnosis_port import InputKinds, is_real_case, kinds_of_report
 from bot.inputs import Gathered, SourcedText, bot_role_id, inputs_hash, merge
 from bot.permissions import member_is_moderator
@@ -158,10 +159,14 @@ class MessageListeners(commands.Cog):
         """Answer a message at most once: THREAD_CREATE, MESSAGE_CREATE and RESUME replays may all
         bring it."""
         service = self.service
+        if service.inflight.closing:
+            return  # a stopping bot starts nothing new; the next start catches the message up
         if not service.claim(message.id):
             return
+        where = Where("reply", _guild_id(message), message.channel.id, message.id)
         try:
-            await self._answer(message)
+            with service.inflight.answering(where):
+                await self._answer(message)
         except Exception:
             if not self._is_mention(message):
                 raise  # auto mode stays silent; on_error logs it
@@ -225,7 +230,8 @@ class MessageListeners(commands.Cog):
                 notes = service.ignored_notes(gathered.ignored, lang)
                 text = "\n".join([*notes, service.t("nothing_to_check", lang)])
                 sent = await service.say_in_reply(message, text)
-                await service.db(service.store.record_answer, _answer_row(message, sent.id, ""))
+                if sent is not None:
+                    await service.db(service.store.record_answer, _answer_row(message, sent.id, ""))
             return
         request = _request(message, gathered)
         prepared = await service.prepare(request)

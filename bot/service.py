@@ -22,7 +22,9 @@ import discord
 from discord.ext import commands
 
 from bot.claims import MessageClaims
+from bot.delivery import Delivery, Where, needed_for
 from bot.diagnosis_port import EnginePort, kinds_of_report
+from bot.inflight import InFlight
 from bot.inputs import (
     MAX_TEXT_ATTACHMENTS,
     Gathered,
@@ -52,6 +54,11 @@ def _mib(size: int) -> str:
     return f"{size / (1024 * 1024):.1f}".removesuffix(".0")
 
 
+def _where(what: str, message: discord.Message) -> Where:
+    guild_id = message.guild.id if message.guild is not None else None
+    return Where(what, guild_id, message.channel.id, message.id)
+
+
 class _Turn:
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
@@ -79,6 +86,13 @@ class ReplyService:
         self.claims = MessageClaims()
         self._turns: dict[int, _Turn] = {}
         self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
+        # Every reply goes out through this: retries, permission problems, vanished channels.
+        self.delivery = Delivery(
+            attempts=settings.delivery_attempts,
+            backoff=settings.delivery_backoff_seconds,
+            max_wait=settings.delivery_max_wait_seconds,
+        )
+        self.inflight = InFlight()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -273,20 +287,43 @@ class ReplyService:
 
     # ------------------------------------------------------------------ sending
 
-    async def reply_to(self, message: discord.Message, prepared: Prepared) -> None:
-        """A new reply under a member's message."""
-        sent = await message.reply(
-            **prepared.outgoing.reply_kwargs(), view=prepared.buttons.for_send(), mention_author=False
+    async def reply_to(self, message: discord.Message, prepared: Prepared) -> bool:
+        """A new reply under a member's message; False when it could not be delivered."""
+        outgoing = prepared.outgoing
+
+        async def send() -> discord.Message:
+            return await message.reply(
+                **outgoing.reply_kwargs(), view=prepared.buttons.for_send(), mention_author=False
+            )
+
+        needs = needed_for(
+            message.channel, reply=True, embeds=bool(outgoing.embeds), files=bool(outgoing.files)
         )
-        await self.remember(prepared, sent.id)
+        sent = await self.delivery.send(send, _where("reply", message), channel=message.channel, needs=needs)
+        if sent is None:
+            return False
+        await self.remember(prepared, sent.value.id)
+        return True
 
     async def edit_reply(
         self, channel_id: int, reply_id: int, prepared: Prepared, *, answered_at: float
-    ) -> None:
-        """An earlier reply of the bot, redone (an edit, a config completed by its log)."""
+    ) -> bool:
+        """An earlier reply of the bot, redone (an edit, a config completed by its log); False when
+        the edit could not be delivered."""
         reply = self.client.get_partial_messageable(channel_id).get_partial_message(reply_id)
-        await reply.edit(**prepared.outgoing.edit_kwargs(), view=prepared.buttons.view())
+        outgoing = prepared.outgoing
+
+        async def edit() -> discord.Message:
+            return await reply.edit(**outgoing.edit_kwargs(), view=prepared.buttons.view())
+
+        request = prepared.request
+        where = Where("edited reply", request.guild_id, channel_id, request.source_id)
+        channel = self.client.get_channel(channel_id)
+        needs = needed_for(channel, embeds=bool(outgoing.embeds), files=bool(outgoing.files))
+        if await self.delivery.send(edit, where, channel=channel, needs=needs) is None:
+            return False
         await self.remember(prepared, reply_id, answered_at=answered_at)
+        return True
 
     async def respond(self, interaction: discord.Interaction, prepared: Prepared) -> None:
         """The answer to a deferred command."""
@@ -312,8 +349,29 @@ class ReplyService:
         )
         await self.remember(prepared, sent.id)
 
-    async def say_in_reply(self, message: discord.Message, text: str) -> discord.Message:
-        return await message.reply(text, allowed_mentions=NO_MENTIONS, mention_author=False)
+    async def say_in_reply(self, message: discord.Message, text: str) -> discord.Message | None:
+        """A short reply; None when it could not be delivered."""
+
+        async def send() -> discord.Message:
+            return await message.reply(text, allowed_mentions=NO_MENTIONS, mention_author=False)
+
+        needs = needed_for(message.channel, reply=True)
+        sent = await self.delivery.send(send, _where("reply", message), channel=message.channel, needs=needs)
+        return None if sent is None else sent.value
+
+    async def say_restarting(self, interaction: discord.Interaction) -> None:
+        """The clear end of an interaction the bot stops before finishing (a deferred one would
+        otherwise stay "thinking" for good)."""
+        try:
+            text = self.t("restarting", await self.ui_language(interaction))
+            if interaction.response.is_done():
+                await interaction.edit_original_response(
+                    content=text, embeds=[], attachments=[], view=None, allowed_mentions=NO_MENTIONS
+                )
+            else:
+                await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        except (discord.HTTPException, discord.RateLimited):
+            log.warning("could not tell interaction %s that the bot is stopping", interaction.id)
 
     async def apologize(self, interaction: discord.Interaction) -> None:
         try:

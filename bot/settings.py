@@ -57,6 +57,17 @@ class BotSettings(BaseSettings):
     engine_workers: int = Field(default=2, ge=1, le=32)  # diagnoses running at once
     diagnosis_timeout_seconds: float = Field(default=30.0, gt=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    # Delivery under faults: a reply that Discord refuses with a 5xx or a 429 is tried again, up to
+    # this many attempts and this many seconds of waiting in all (5xx waits double from the backoff).
+    delivery_attempts: int = Field(default=4, ge=1, le=10)
+    delivery_backoff_seconds: float = Field(default=1.0, gt=0)
+    delivery_max_wait_seconds: float = Field(default=60.0, ge=0)
+    # After a restart or an invalidated session: the messages of the help channels (and forum posts)
+    # that came in while the bot was away are answered, up to this many per channel and this old.
+    catchup_messages: int = Field(default=50, ge=0, le=100)
+    catchup_max_age_minutes: float = Field(default=60.0, ge=0)
+    # A graceful stop (SIGTERM) lets replies in flight finish for this long, then fails the rest.
+    shutdown_grace_seconds: float = Field(default=10.0, ge=0)
 
     @field_validator(
         "guild_ids", "help_channel_ids", "forum_channel_ids", "moderator_role_ids", mode="before"

@@ -18,6 +18,8 @@ from bot.settings import BotSettings
 EXIT_OK = 0
 EXIT_UNHEALTHY = 1
 EXIT_USAGE = 2
+# The gateway's close code for a token that is no longer valid.
+TOKEN_REJECTED = 4004
 
 Say = Callable[..., str]
 
@@ -192,8 +194,16 @@ async def _serve(settings: BotSettings, token: str, err: TextIO) -> int:
 
     bot = create_bot(settings)
     loop = asyncio.get_running_loop()
+    stopping: set[asyncio.Task[None]] = set()
+
+    def stop() -> None:
+        # Held until done: the loop keeps only a weak reference to a task.
+        task = asyncio.ensure_future(bot.shutdown())
+        stopping.add(task)
+        task.add_done_callback(stopping.discard)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
+        loop.add_signal_handler(sig, stop)
     try:
         await bot.start(token)
     except (OSError, aiohttp.ClientError, discord.GatewayNotFound):
@@ -203,10 +213,18 @@ async def _serve(settings: BotSettings, token: str, err: TextIO) -> int:
     except discord.LoginFailure:
         err.write(_say("run.login_failed", _settings_language(settings)) + "\n")
         return EXIT_USAGE
+    except discord.ConnectionClosed as exc:
+        if exc.code != TOKEN_REJECTED:
+            raise
+        # The token was reset while the bot ran: no retry can help, the operator must act.
+        err.write(_say("run.token_rejected", _settings_language(settings)) + "\n")
+        return EXIT_USAGE
     except discord.PrivilegedIntentsRequired:
         err.write(_say("run.intents_required", _settings_language(settings)) + "\n")
         return EXIT_USAGE
     finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
         if not bot.is_closed():
             await bot.close()
     return EXIT_OK

@@ -37,6 +37,10 @@ class Bots:
             "channel_replies_per_minute": 10_000,
             "database_path": self.database,
             "heartbeat_path": self.tmp_path / "heartbeat",
+            # A retried 5xx waits milliseconds here, not seconds.
+            "delivery_backoff_seconds": 0.01,
+            # No look-back at start unless a test asks for it: most tests count the history reads.
+            "catchup_messages": 0,
         }
         values.update(overrides)
         return BotSettings(_env_file=None, **values)

@@ -8,19 +8,26 @@ set and callers only choose values.
 from __future__ import annotations
 
 import itertools
+import time
 from datetime import UTC, datetime
 from typing import Any
 
 Json = dict[str, Any]
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
-# Snowflakes carry a creation time in their top bits; start from a fixed instant so ids are stable
-# in shape (18-19 digits) and increase like real ones.
-_ids = itertools.count((1_767_225_600_000 - DISCORD_EPOCH_MS) << 22)
+# Snowflakes carry a creation time in their top bits (discord.py's `created_at` reads it, and
+# `history(after=...)` compares it): they start at the moment the fake is imported and increase like
+# real ones (ids 18-19 digits).
+_ids = itertools.count((int(time.time() * 1000) - DISCORD_EPOCH_MS) << 22)
 
 
 def snowflake() -> int:
     return next(_ids)
+
+
+def snowflake_at(unix_seconds: float) -> int:
+    """An id created at `unix_seconds` (a message that was posted before now)."""
+    return ((int(unix_seconds * 1000) - DISCORD_EPOCH_MS) << 22) + next(_ids) % (1 << 22)
 
 
 def iso_now() -> str:
@@ -372,3 +379,30 @@ def callback_response(iid: int, type_: int, message_payload: Json | None, *, eph
         inter["response_message_id"] = message_payload["id"]
         body["resource"] = {"type": type_, "message": message_payload}
     return body
+
+
+def dm_channel(cid: int, recipient: Json) -> Json:
+    return {"id": str(cid), "type": ChannelType.DM, "recipients": [recipient], "last_message_id": None}
+
+
+def dm_interaction(
+    iid: int, token: str, app_id: int, type_: int, *, channel: Json, user_payload: Json, data: Json
+) -> Json:
+    """An interaction in the bot's DM with a member: `user` instead of `member`, no guild, context 1."""
+    return {
+        "id": str(iid),
+        "application_id": str(app_id),
+        "type": type_,
+        "token": token,
+        "version": 1,
+        "channel_id": channel["id"],
+        "channel": channel,
+        "user": user_payload,
+        "data": data,
+        "locale": "en-US",
+        "app_permissions": str(Perm.MEMBER),
+        "entitlements": [],
+        "authorizing_integration_owners": {"0": "0"},
+        "context": 1,
+        "attachment_size_limit": 10 * 1024 * 1024,
+    }

@@ -20,10 +20,24 @@ from aiohttp import BodyPartReader, WSMsgType, web
 from . import payloads as p
 from .limits import message_violations
 from .payloads import Json, Perm
+from .perms import base_permissions, channel_permissions, overwrite
+from .ratelimits import Bucket, bucket_key, limit_headers, too_many
 
+GUILDS_INTENT = 1 << 0
+GUILD_MEMBERS_INTENT = 1 << 1
+GUILD_PRESENCES_INTENT = 1 << 8
+GUILD_MESSAGES_INTENT = 1 << 9
+DIRECT_MESSAGES_INTENT = 1 << 12
 MESSAGE_CONTENT_INTENT = 1 << 15
+PRIVILEGED_INTENTS = GUILD_MEMBERS_INTENT | GUILD_PRESENCES_INTENT | MESSAGE_CONTENT_INTENT
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
+# Routes Discord never limits globally (an interaction's callback) or that are not the API (the CDN).
+_NO_GLOBAL_LIMIT = frozenset({"interaction_callback", "cdn", "unhandled"})
+_CHANNEL_EVENTS = frozenset(
+    {"CHANNEL_CREATE", "CHANNEL_UPDATE", "CHANNEL_DELETE", "THREAD_CREATE", "THREAD_UPDATE", "THREAD_DELETE"}
+)
+_MESSAGE_EVENTS = frozenset({"MESSAGE_CREATE", "MESSAGE_UPDATE", "MESSAGE_DELETE"})
 
 
 def mentions_nothing(allowed: Any) -> bool:
@@ -42,6 +56,23 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
 
 def error_response(status: int, code: int, message: str) -> web.Response:
     return json_response({"message": message, "code": code}, status=status)
+
+
+def missing_access() -> web.Response:
+    return error_response(403, 50001, "Missing Access")
+
+
+def missing_permissions() -> web.Response:
+    return error_response(403, 50013, "Missing Permissions")
+
+
+def intent_of(event: str, data: Json) -> int:
+    """The gateway intent an event needs (0: sent whatever the intents)."""
+    if event in _CHANNEL_EVENTS:
+        return GUILDS_INTENT
+    if event in _MESSAGE_EVENTS:
+        return GUILD_MESSAGES_INTENT if "guild_id" in data else DIRECT_MESSAGES_INTENT
+    return 0
 
 
 # Names discord.py gives the tasks that run event handlers, app commands and component callbacks.
@@ -112,6 +143,10 @@ class Interaction:
     callbacks: list[Json] = field(default_factory=list)
     original_id: int | None = None
     followup_ids: list[int] = field(default_factory=list)
+    # When it was dispatched (the event loop's clock): Discord waits 3 s for the acknowledgement.
+    created: float = 0.0
+    # The acknowledgement came too late and was refused with 10062.
+    expired: bool = False
 
 
 @dataclass
@@ -124,9 +159,30 @@ class _Event:
 class FakeDiscord:
     """One guild, a handful of channels and members, and the bot's application."""
 
-    def __init__(self, *, token: str = "fake-bot-token", heartbeat_interval_ms: int = 41_250) -> None:
+    def __init__(
+        self,
+        *,
+        # Shaped like a real token (id.timestamp.hmac): `oomcheck bot` checks the shape before it starts.
+        token: str = "MTAwMDAwMDAwMDAwMDAwMDAw.ZmFrZQ.ZmFrZS1ib3QtdG9rZW4tZm9yLXRlc3Rz",
+        heartbeat_interval_ms: int = 41_250,
+        heartbeat_timeout: float | None = None,
+        ack_window: float = 3.0,
+        rest_latency: float = 0.0,
+        privileged_intents: int = PRIVILEGED_INTENTS,
+    ) -> None:
         self.token = token
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        # A connection that sends no heartbeat for this long is closed (4009) and its session ends.
+        self.heartbeat_timeout = (
+            heartbeat_interval_ms / 1000 * 2 + 1.0 if heartbeat_timeout is None else heartbeat_timeout
+        )
+        # Seconds the bot has to acknowledge an interaction before Discord answers 10062.
+        self.ack_window = ack_window
+        # Seconds every REST request waits before Discord handles it.
+        self.rest_latency = rest_latency
+        # The privileged intents the application may use (the developer portal's switches); asking
+        # for another one closes the gateway with 4014.
+        self.privileged_intents = privileged_intents
         self.port = 0
         self.app_id = p.snowflake()
         self.guild_id = p.snowflake()
@@ -163,10 +219,14 @@ class FakeDiscord:
         self.commands: dict[int | None, list[Json]] = {}
         self.interactions: dict[int, Interaction] = {}
 
+        self.dms: dict[int, Json] = {}
         self.requests: list[Request] = []
         self.unhandled: list[str] = []
         self.violations: list[str] = []
         self.faults: list[Fault] = []
+        self.buckets: dict[str, Bucket] = {}
+        self.global_429s: list[float] = []
+        self.close_codes: list[int] = []
 
         self.identifies = 0
         self.heartbeats = 0
@@ -201,11 +261,60 @@ class FakeDiscord:
         return int(data["id"])
 
     def permissions_of(self, person: Person) -> int:
-        perms = int(self.everyone_role["permissions"])
-        for r in self.roles:
-            if int(r["id"]) in person.role_ids:
-                perms |= int(r["permissions"])
-        return perms
+        return base_permissions(
+            int(self.everyone_role["permissions"]),
+            (int(r["permissions"]) for r in self.roles if int(r["id"]) in person.role_ids),
+        )
+
+    def permissions_in(self, person: Person, channel_id: int) -> int:
+        """`person`'s permissions in a channel (a thread's are its parent's; a DM allows sending)."""
+        if channel_id in self.dms:
+            return Perm.MEMBER
+        channel = self.threads.get(channel_id)
+        parent = int(channel["parent_id"]) if channel is not None else channel_id
+        overwrites = self.channels.get(parent, {}).get("permission_overwrites") or []
+        return channel_permissions(
+            self.permissions_of(person),
+            overwrites,
+            guild_id=self.guild_id,
+            role_ids=person.role_ids,
+            member_id=person.id,
+        )
+
+    async def set_bot_permissions(
+        self, channel_id: int, *, deny: int = 0, allow: int = 0, announce: bool = True
+    ) -> None:
+        """An overwrite on the bot's role in a channel (a thread's parent); `announce` sends the
+        CHANNEL_UPDATE Discord sends (False: the bot's cache does not know yet)."""
+        channel = self.channels[channel_id]
+        kept = [o for o in channel["permission_overwrites"] if int(o["id"]) != self.bot_role_id]
+        channel["permission_overwrites"] = [
+            *kept,
+            overwrite(self.bot_role_id, member=False, allow=allow, deny=deny),
+        ]
+        if announce:
+            await self.dispatch("CHANNEL_UPDATE", channel)
+
+    async def delete_channel(self, channel_id: int, *, announce: bool = True) -> None:
+        """A channel or thread is deleted (`announce`: its *_DELETE event is sent)."""
+        if channel_id in self.threads:
+            data = self.threads.pop(channel_id)
+            event = "THREAD_DELETE"
+            payload: Json = {k: data[k] for k in ("id", "guild_id", "parent_id", "type")}
+        else:
+            data = self.channels.pop(channel_id)
+            event, payload = "CHANNEL_DELETE", data
+        if announce:
+            await self.dispatch(event, payload)
+
+    def open_dm(self, person: Person) -> int:
+        """The DM channel between `person` and the bot."""
+        for cid, dm in self.dms.items():
+            if dm["recipients"][0]["id"] == person.user["id"]:
+                return cid
+        cid = p.snowflake()
+        self.dms[cid] = p.dm_channel(cid, person.user)
+        return cid
 
     def member_payload(self, person: Person, *, with_permissions: bool = False) -> Json:
         return p.member(
@@ -217,7 +326,12 @@ class FakeDiscord:
     def channel_payload(self, channel_id: int) -> Json:
         if channel_id in self.threads:
             return self.threads[channel_id]
+        if channel_id in self.dms:
+            return self.dms[channel_id]
         return self.channels[channel_id]
+
+    def _exists(self, channel_id: int) -> bool:
+        return channel_id in self.channels or channel_id in self.threads or channel_id in self.dms
 
     def guild_payload(self) -> Json:
         return p.guild(
@@ -430,18 +544,30 @@ class FakeDiscord:
         """Answer the next `times` calls to `route` (a route name, e.g. "create_message") with `status`."""
         headers: dict[str, str] = {}
         if status == 429:
-            # discord.py only honours a 429 that carries a Via header and a JSON retry_after.
-            body: Json = {
-                "message": "You are being rate limited.",
-                "retry_after": retry_after,
-                "global": False,
-            }
-            headers = {"Via": "1.1 google", "Retry-After": str(retry_after), "X-RateLimit-Scope": "user"}
+            body, headers = too_many(
+                retry_after, scope="user", bucket=Bucket(route, 1, retry_after, f"fault-{route}")
+            )
         else:
-            default = {403: (50013, "Missing Permissions"), 404: (10008, "Unknown Message")}
+            default = {
+                403: (50013, "Missing Permissions"),
+                404: (10008, "Unknown Message"),
+                502: (0, "Bad Gateway"),
+                503: (0, "Service Unavailable"),
+            }
             dcode, dmsg = default.get(status, (code, "Internal Server Error" if status >= 500 else "Error"))
             body = {"message": message or dmsg, "code": code or dcode}
         self.faults.append(Fault(route, status, times, body, headers))
+
+    def rate_limit(self, route: str, *, limit: int, window: float) -> Bucket:
+        """Limit `route` to `limit` requests per `window` seconds per channel/guild/webhook, with
+        Discord's headers on every answer and a 429 (scope "user") past the limit."""
+        bucket = Bucket(route, limit, window, secrets.token_hex(8))
+        self.buckets[route] = bucket
+        return bucket
+
+    def limit_globally(self, *, retry_after: float = 0.05, times: int = 1) -> None:
+        """The next `times` API requests (any route but an interaction callback) get a global 429."""
+        self.global_429s.extend([retry_after] * times)
 
     def _take_fault(self, route: str) -> Fault | None:
         for fault in self.faults:
@@ -469,18 +595,50 @@ class FakeDiscord:
         )
         request[RECORD] = rec
         self.requests.append(rec)
-        fault = self._take_fault(route)
-        response: web.StreamResponse
-        if fault is not None:
-            response = json_response(fault.body, fault.status, fault.headers)
-        else:
+        if self.rest_latency and route != "cdn":
+            await asyncio.sleep(self.rest_latency)
+        response = await self._limited(route, rec) or await self._faulty(route)
+        if response is None:
             try:
                 response = await handler(request)
             except web.HTTPException as exc:
                 response = exc
+            self._count_in_bucket(route, rec, response)
         rec.status = response.status
         await self._notify()
         return response
+
+    async def _limited(self, route: str, rec: Request) -> web.StreamResponse | None:
+        if self.global_429s and route not in _NO_GLOBAL_LIMIT:
+            body, headers = too_many(self.global_429s.pop(0), scope="global")
+            return json_response(body, 429, headers)
+        bucket = self.buckets.get(route)
+        if bucket is None:
+            return None
+        key = bucket_key(rec.params)
+        allowed, _, reset_after = bucket.take(key, asyncio.get_running_loop().time())
+        if allowed:
+            return None
+        body, headers = too_many(reset_after, scope="user", bucket=bucket)
+        return json_response(body, 429, headers)
+
+    def _count_in_bucket(self, route: str, rec: Request, response: web.StreamResponse) -> None:
+        bucket = self.buckets.get(route)
+        if bucket is None:
+            return
+        remaining, reset_after = bucket.state(bucket_key(rec.params), asyncio.get_running_loop().time())
+        response.headers.update(limit_headers(bucket, remaining, reset_after))
+
+    async def _faulty(self, route: str) -> web.StreamResponse | None:
+        fault = self._take_fault(route)
+        if fault is None:
+            return None
+        if fault.status == 502:
+            # What Discord's proxies answer: an HTML page, not JSON.
+            return web.Response(
+                status=502, text="<html><body>502 Bad Gateway</body></html>", content_type="text/html"
+            )
+        return json_response(fault.body, fault.status, fault.headers)
 
     async def _read_body(self, request: web.Request) -> tuple[Any, list[Upload]]:
         ctype = request.content_type
@@ -570,14 +728,51 @@ class FakeDiscord:
     async def _create_message(self, request: web.Request) -> web.Response:
         rec: Request = request[RECORD]
         cid = int(request.match_info["channel"])
-        if cid not in self.channels and cid not in self.threads:
+        if not self._exists(cid):
             return error_response(404, 10003, "Unknown Channel")
-        problems = message_violations(rec.body or {}, rec.files, creating=True)
+        body: Json = rec.body or {}
+        refused = self._refuse_post(cid, body, rec.files)
+        if refused is not None:
+            return refused
+        problems = message_violations(body, rec.files, creating=True)
         if problems:
             return self._reject(problems)
-        msg = self._bot_message(cid, rec.body or {}, rec.files)
+        msg = self._bot_message(cid, self._without_embeds_unless_allowed(cid, body), rec.files)
         await self._store_and_echo(msg)
         return json_response(msg)
+
+    def _refuse_post(self, cid: int, body: Json, files: Sequence[Upload]) -> web.Response | None:
+        """What Discord answers a post the bot may not make in `cid`, else None."""
+        perms = self.permissions_in(self.bot, cid)
+        if not perms & Perm.VIEW_CHANNEL:
+            return missing_access()
+        send = Perm.SEND_MESSAGES_IN_THREADS if cid in self.threads else Perm.SEND_MESSAGES
+        if not perms & send or (files and not perms & Perm.ATTACH_FILES):
+            return missing_permissions()
+        ref = body.get("message_reference")
+        if ref is not None:
+            if not perms & Perm.READ_MESSAGE_HISTORY:
+                return error_response(400, 160002, "Cannot reply without permission to read message history")
+            if int(ref["message_id"]) not in self.messages and ref.get("fail_if_not_exists", True):
+                return json_response(
+                    {
+                        "message": "Invalid Form Body",
+                        "code": 50035,
+                        "errors": {
+                            "message_reference": {
+                                "_errors": [{"code": "REPLIES_UNKNOWN_MESSAGE", "message": "Unknown message"}]
+                            }
+                        },
+                    },
+                    400,
+                )
+        return None
+
+    def _without_embeds_unless_allowed(self, cid: int, body: Json) -> Json:
+        """Without Embed Links Discord posts the message and silently drops its embeds."""
+        if body.get("embeds") and not self.permissions_in(self.bot, cid) & Perm.EMBED_LINKS:
+            return {**body, "embeds": []}
+        return body
 
     def _reject(self, problems: list[str]) -> web.Response:
         self.violations.extend(problems)
@@ -596,20 +791,19 @@ class FakeDiscord:
         mid = p.snowflake()
         ref = body.get("message_reference")
         referenced = None
+        guild_id = None if cid in self.dms else self.guild_id
         if ref is not None:
             referenced = self.messages.get(int(ref["message_id"]))
-            ref = {
-                "message_id": str(ref["message_id"]),
-                "channel_id": str(cid),
-                "guild_id": str(self.guild_id),
-            }
+            ref = {"message_id": str(ref["message_id"]), "channel_id": str(cid)}
+            if guild_id is not None:
+                ref["guild_id"] = str(guild_id)
         msg = p.message(
             mid,
             cid,
             self.bot.user,
             str(body.get("content") or ""),
-            guild_id=self.guild_id,
-            member_payload=None if webhook else self.member_payload(self.bot),
+            guild_id=guild_id,
+            member_payload=None if webhook or guild_id is None else self.member_payload(self.bot),
             attachments=self._attachments_from(cid, body.get("attachments"), files, existing=[]),
             embeds=body.get("embeds") or [],
             components=body.get("components") or [],
@@ -662,8 +856,16 @@ class FakeDiscord:
 
     async def _history(self, request: web.Request) -> web.Response:
         cid = int(request.match_info["channel"])
+        if not self._exists(cid):
+            return error_response(404, 10003, "Unknown Channel")
+        perms = self.permissions_in(self.bot, cid)
+        if not perms & Perm.VIEW_CHANNEL:
+            return missing_access()
+        if not perms & Perm.READ_MESSAGE_HISTORY:
+            return json_response([])  # Discord answers an empty page, not an error
         limit = min(int(request.query.get("limit", "50")), 100)
-        ids = [i for i in self.history.get(cid, []) if i in self.messages]
+        # Pages are in id order whatever the order the messages were made in here.
+        ids = sorted(i for i in self.history.get(cid, []) if i in self.messages)
         if "before" in request.query:
             ids = [i for i in ids if i < int(request.query["before"])]
         if "after" in request.query:
@@ -679,18 +881,34 @@ class FakeDiscord:
         return msg
 
     async def _get_message(self, request: web.Request) -> web.Response:
+        cid = int(request.match_info["channel"])
+        if not self._exists(cid):
+            return error_response(404, 10003, "Unknown Channel")
+        perms = self.permissions_in(self.bot, cid)
+        if not perms & Perm.VIEW_CHANNEL:
+            return missing_access()
+        if not perms & Perm.READ_MESSAGE_HISTORY:
+            return missing_permissions()
         msg = self._lookup(request)
         if msg is None or int(msg.get("flags", 0)) & EPHEMERAL:
             return error_response(404, 10008, "Unknown Message")
         return json_response(self._public(msg))
 
     async def _edit_message(self, request: web.Request) -> web.Response:
+        cid = int(request.match_info["channel"])
+        if not self._exists(cid):
+            return error_response(404, 10003, "Unknown Channel")
+        if not self.permissions_in(self.bot, cid) & Perm.VIEW_CHANNEL:
+            return missing_access()
         msg = self._lookup(request)
         if msg is None:
             return error_response(404, 10008, "Unknown Message")
         if int(msg["author"]["id"]) != self.bot.id:
             return error_response(403, 50005, "Cannot edit a message authored by another user")
-        return await self._apply_edit(msg, request[RECORD])
+        rec: Request = request[RECORD]
+        if isinstance(rec.body, dict):
+            rec.body = self._without_embeds_unless_allowed(cid, rec.body)
+        return await self._apply_edit(msg, rec)
 
     async def _apply_edit(self, msg: Json, rec: Request) -> web.Response:
         body: Json = rec.body or {}
@@ -751,6 +969,10 @@ class FakeDiscord:
             return error_response(404, 10062, "Unknown interaction")
         if inter.callbacks:
             return error_response(400, 40060, "Interaction has already been acknowledged.")
+        if asyncio.get_running_loop().time() - inter.created > self.ack_window:
+            # Discord forgets an interaction nobody acknowledged within its window.
+            inter.expired = True
+            return error_response(404, 10062, "Unknown interaction")
         rec: Request = request[RECORD]
         body: Json = rec.body or {}
         inter.callbacks.append(body)
@@ -770,7 +992,7 @@ class FakeDiscord:
             message["interaction_metadata"] = {
                 "id": str(inter.id),
                 "type": inter.payload["type"],
-                "user": inter.payload["member"]["user"],
+                "user": (inter.payload.get("member") or {}).get("user") or inter.payload["user"],
             }
             inter.original_id = int(message["id"])
             await self._store_and_echo(message, echo=ctype == 4)
@@ -799,11 +1021,20 @@ class FakeDiscord:
             return error_response(404, 10015, "Unknown Webhook")
         rec: Request = request[RECORD]
         if not inter.callbacks:
-            self.violations.append("follow-up sent before the interaction was acknowledged")
+            if not inter.expired:
+                self.violations.append("follow-up sent before the interaction was acknowledged")
             return error_response(404, 10015, "Unknown Webhook")
         problems = message_violations(rec.body or {}, rec.files, creating=True)
         if problems:
             return self._reject(problems)
+        loading = self.messages.get(inter.original_id or 0)
+        if loading is not None and int(loading.get("flags", 0)) & LOADING:
+            # The first follow-up after a "thinking" deferral fills that message in (keeping the
+            # deferral's visibility) rather than posting a new one, as on Discord.
+            body = {k: v for k, v in (rec.body or {}).items() if k != "flags"}
+            return await self._apply_edit(
+                loading, Request("POST", "followup_fill", "", {}, {}, body, rec.files)
+            )
         msg = self._bot_message(inter.channel_id, rec.body or {}, rec.files, webhook=True)
         inter.followup_ids.append(int(msg["id"]))
         await self._store_and_echo(msg)
@@ -847,7 +1078,11 @@ class FakeDiscord:
                 self._ws = None
 
     async def dispatch(self, name: str, data: Json) -> None:
-        """Send a DISPATCH event; it is kept for replay after a RESUME, like Discord does."""
+        """Send a DISPATCH event; it is kept for replay after a RESUME, like Discord does. An event
+        of an intent the session did not ask for is not sent at all."""
+        needed = intent_of(name, data)
+        if needed and self.identifies and not self.intents & needed:
+            return
         async with self._send_lock:
             event = _Event(len(self.events) + 1, name, data)
             self.events.append(event)
@@ -860,6 +1095,8 @@ class FakeDiscord:
         await ws.prepare(request)
         self._sockets.add(ws)
         self.connections += 1
+        beats = [asyncio.get_running_loop().time()]
+        watchdog = asyncio.create_task(self._watch_heartbeats(ws, beats))
         try:
             await self._send(ws, {"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
             async for msg in ws:
@@ -869,6 +1106,7 @@ class FakeDiscord:
                 op, d = frame.get("op"), frame.get("d")
                 if op == 1:
                     self.heartbeats += 1
+                    beats[0] = asyncio.get_running_loop().time()
                     async with self._send_lock:
                         await self._send(ws, {"op": 11})
                 elif op == 2:
@@ -885,15 +1123,35 @@ class FakeDiscord:
                     }
                     await self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
         finally:
+            watchdog.cancel()
             self._sockets.discard(ws)
             if self._ws is ws:
                 self._ws = None
             await self._notify()
         return ws
 
+    async def _watch_heartbeats(self, ws: web.WebSocketResponse, beats: list[float]) -> None:
+        """Close a connection whose heartbeats stopped (4009: the session timed out and is gone)."""
+        loop = asyncio.get_running_loop()
+        while not ws.closed:
+            await asyncio.sleep(min(self.heartbeat_timeout / 4, 1.0))
+            if loop.time() - beats[0] > self.heartbeat_timeout:
+                if self._ws is ws:
+                    self._ws = None
+                    self.session_id = "timed-out"
+                await self._close(ws, 4009, "Session timed out.")
+                return
+
+    async def _close(self, ws: web.WebSocketResponse, code: int, reason: str) -> None:
+        self.close_codes.append(code)
+        await ws.close(code=code, message=reason.encode())
+
     async def _identify(self, ws: web.WebSocketResponse, d: Json) -> None:
         if d.get("token") != self.token:
-            await ws.close(code=4004, message=b"Authentication failed.")
+            await self._close(ws, 4004, "Authentication failed.")
+            return
+        if int(d.get("intents", 0)) & PRIVILEGED_INTENTS & ~self.privileged_intents:
+            await self._close(ws, 4014, "Disallowed intent(s).")
             return
         async with self._send_lock:
             self.identifies += 1
@@ -907,7 +1165,10 @@ class FakeDiscord:
         await self.dispatch("GUILD_CREATE", self.guild_payload())
 
     async def _resume(self, ws: web.WebSocketResponse, d: Json) -> None:
-        if d.get("token") != self.token or d.get("session_id") != self.session_id:
+        if d.get("token") != self.token:
+            await self._close(ws, 4004, "Authentication failed.")
+            return
+        if d.get("session_id") != self.session_id:
             await self._send(ws, {"op": 9, "d": False})
             return
         async with self._send_lock:
@@ -934,6 +1195,13 @@ class FakeDiscord:
             if ws is not None:
                 await self._send(ws, {"op": 7, "d": None})
 
+    async def reset_token(self, new_token: str = "reset-token") -> None:
+        """The owner resets the bot's token: the session ends (4004) and the old token is refused."""
+        self.token = new_token
+        ws, self._ws = self._ws, None
+        if ws is not None:
+            await self._close(ws, 4004, "Authentication failed.")
+
     async def invalidate_session(self) -> None:
         """Op 9 with d=false: the session is gone; the client must IDENTIFY again."""
         async with self._send_lock:
@@ -947,7 +1215,7 @@ class FakeDiscord:
     def _visible(self, msg: Json) -> Json:
         """What the bot receives: without the message-content intent, content is stripped (as on Discord)."""
         mentioned = any(u["id"] == str(self.bot.id) for u in msg.get("mentions", []))
-        if self.intents & MESSAGE_CONTENT_INTENT or mentioned:
+        if self.intents & MESSAGE_CONTENT_INTENT or mentioned or "guild_id" not in msg:
             return msg
         return {**msg, "content": "", "embeds": [], "attachments": [], "components": []}
 
@@ -968,13 +1236,14 @@ class FakeDiscord:
         mentions = [self.bot.user] if mention_bot else []
         if mention_bot:
             content = f"<@{self.bot.id}> {content}"
+        in_dm = channel_id in self.dms
         msg = p.message(
             mid,
             channel_id,
             author.user,
             content,
-            guild_id=self.guild_id,
-            member_payload=self.member_payload(author),
+            guild_id=None if in_dm else self.guild_id,
+            member_payload=None if in_dm else self.member_payload(author),
             attachments=[self.host_file(channel_id, name, data) for name, data in files],
             mentions=mentions,
             mention_everyone="@everyone" in content,
@@ -1039,7 +1308,7 @@ class FakeDiscord:
 
     def _channel_for_interaction(self, channel_id: int) -> Json:
         data = dict(self.channel_payload(channel_id))
-        data["permissions"] = str(Perm.BOT)
+        data["permissions"] = str(self.permissions_in(self.bot, channel_id))
         return data
 
     def _new_interaction(
@@ -1056,10 +1325,43 @@ class FakeDiscord:
             channel=self._channel_for_interaction(channel_id),
             member_payload=self.member_payload(author, with_permissions=True),
             data=data,
+            app_permissions=self.permissions_in(self.bot, channel_id),
             **extra,
         )
-        inter = Interaction(iid, token, payload, channel_id)
-        self.interactions[iid] = inter
+        return self._register(Interaction(iid, token, payload, channel_id))
+
+    def _register(self, inter: Interaction) -> Interaction:
+        inter.created = asyncio.get_running_loop().time()
+        self.interactions[inter.id] = inter
+        return inter
+
+    async def dm_slash_command(
+        self, author: Person, name: str, options: dict[str, Any] | None = None
+    ) -> Interaction:
+        """A member runs `/name` in their DM with the bot (string/int/bool options only). Discord
+        offers there only global commands that allow the bot-DM context."""
+        cmd, scope = self.command(name)
+        contexts = cmd.get("contexts")
+        if (
+            scope is not None
+            or cmd.get("dm_permission") is False
+            or (contexts is not None and 1 not in contexts)
+        ):
+            raise AssertionError(f"Discord does not offer /{name} in a DM")
+        declared = {o["name"]: o["type"] for o in cmd.get("options", [])}
+        opts = [{"name": k, "type": declared[k], "value": v} for k, v in (options or {}).items()]
+        cid = self.open_dm(author)
+        payload = p.dm_interaction(
+            p.snowflake(),
+            secrets.token_urlsafe(24),
+            self.app_id,
+            2,
+            channel=self.dms[cid],
+            user_payload=author.user,
+            data=p.slash_data(int(cmd["id"]), name, opts, guild_id=None),
+        )
+        inter = self._register(Interaction(int(payload["id"]), payload["token"], payload, cid))
+        await self.dispatch("INTERACTION_CREATE", payload)
         return inter
 
     async def slash_command(
