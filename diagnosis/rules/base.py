@@ -68,6 +68,16 @@ class Placement(NamedTuple):
     # Evidence that rules the finding out entirely: "load" (the OOM came while loading or quantizing the
     # model, before this could matter), "host" (the host ran out of RAM, not the card).
     ruled_out_by: frozenset[str] = frozenset()
+    # A flag param that marks the finding as a trainer default the config never shows (a missing key)
+    # and that costs more than the generic fixes (no `dtype`: fp32 weights, twice bf16). A finding that
+    # carries it goes before the phase's errors, in every phase but `last_in`: nothing in the config
+    # points at it, so the user would try every generic fix first.
+    leads_when: str | None = None
+
+
+# The place of a finding that `Placement.leads_when` lifts, among a phase's errors: after what the log
+# itself blames (place 0: another program holds the card), before the fixes the phase orders (10 and up).
+LEADS_PLACE = 1
 
 
 class Verdict(NamedTuple):
