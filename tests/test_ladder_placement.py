@@ -23,8 +23,11 @@ _BEFORE = yaml.safe_load(
 ruled_out:
   load: [batch_too_large, bucket_too_large, preview_heavy, video_frames_heavy, high_rank,
          optimizer_full_precision_states, latents_not_cached]
+  # Issue #19: after the host ran out, every fix that only lowers the card's memory is ruled out too.
   host: [batch_too_large, bucket_too_large, preview_heavy, video_frames_heavy, high_rank,
-         optimizer_full_precision_states, fragmentation]
+         optimizer_full_precision_states, fragmentation, gc_off, risky_family_gc_off, no_low_vram,
+         text_encoder_not_unloaded_or_cached, train_text_encoder_on, other_process_on_gpu,
+         gpu_too_small_for_model, latents_not_cached]
 
 # Tips: worth a line under "Also worth checking", never a step of the ladder nor the cause in the headline
 # (caching latents saves the VAE's share, rarely what decides an OOM). A tip with no other finding beside

@@ -75,6 +75,11 @@ class Placement(NamedTuple):
     leads_when: str | None = None
 
 
+# `ruled_out_by` of the fixes that lower only the card's memory: after the host ran out of RAM (or the
+# Windows page file), the next steps stay host-side.
+VRAM_ONLY = frozenset({"host"})
+
+
 # The place of a finding that `Placement.leads_when` lifts, among a phase's errors: after what the log
 # itself blames (place 0: another program holds the card), before the fixes the phase orders (10 and up).
 LEADS_PLACE = 1
