@@ -83,7 +83,9 @@ class ConfigView(NamedTuple):
     attachment_name: str | None  # set when the whole corrected file goes along as a file
     corrected: str | None
     user_placeholder: bool = False  # scrubbing put USER in place of the user's name in a path
-    comment_kept: bool = False  # a changed line keeps the user's end-of-line comment, which may now be wrong
+    # The changed lines that keep the user's end-of-line comment, which may now be wrong: (comment, the
+    # line without it).
+    kept_comments: tuple[tuple[str, str], ...] = ()
 
 
 class ReplyView(NamedTuple):
@@ -362,18 +364,28 @@ def trailing_comment(line: str) -> str | None:
     return None
 
 
-def _comment_kept(original: str, corrected: str) -> bool:
-    """A changed line still carries the comment the user wrote on the line it replaced."""
+# The changed lines whose kept comment the reply offers to drop, at most.
+MAX_KEPT_COMMENTS = 3
+
+
+def _kept_comments(original: str, corrected: str) -> tuple[tuple[str, str], ...]:
+    """The changed lines that still carry the comment the user wrote on the line they replace, as
+    (comment, the line without it): the comment was written for the old value and may now say the
+    opposite, so the reply offers the line without it as a choice of its own. The corrected config
+    keeps it (a fix changes only what it needs)."""
     old, new = original.splitlines(), corrected.splitlines()
     if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
-        return False
+        return ()
+    kept: list[tuple[str, str]] = []
     for tag, i1, i2, j1, j2 in linediff.opcodes(old, new):
         if tag != "replace":
             continue
         before = {c for c in map(trailing_comment, old[i1:i2]) if c}
-        if any(trailing_comment(line) in before for line in new[j1:j2]):
-            return True
-    return False
+        for line in new[j1:j2]:
+            comment = trailing_comment(line)
+            if comment in before and comment is not None:
+                kept.append((comment, line[: line.rindex(comment)].strip()))
+    return tuple(kept[:MAX_KEPT_COMMENTS])
 
 
 def _added_lines(before: str, after: str) -> set[str]:
@@ -412,7 +424,7 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
         name,
         corrected,
         any(marker in corrected for marker in _USER_MARKERS),
-        lang_tag == "yaml" and _comment_kept(original, corrected),
+        _kept_comments(original, corrected) if lang_tag == "yaml" else (),
     )
 
 
