@@ -250,8 +250,9 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from diagnosis.render import render_cli
 
         restored = fix is not None and fix.restored
-        out.write(render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored))
-        if args.diff and report.diff:
+        diffing = bool(args.diff and report.diff)
+        out.write(render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored, diffing=diffing))
+        if diffing and report.diff:
             out.write("\n" + report.diff)
 
     if fix is not None and not _write_fix(fix, lang, err):

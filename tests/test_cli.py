@@ -374,3 +374,15 @@ def test_usage_errors_and_help_speak_japanese(
     # Put back afterwards: another parser in the process still speaks argparse's English.
     plain = argparse.ArgumentParser(prog="other")
     assert "options:" in plain.format_help() and "show this help message and exit" in plain.format_help()
+
+
+# --- issue #19: the advice ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_diff_prints_the_change_once_and_does_not_offer_diff_again(lang: str) -> None:
+    code, out, _ = run("check", str(EXAMPLES / "flux_lora_24gb_gc_off.yaml"), "--diff", "--lang", lang)
+    assert code == EXIT_FINDINGS
+    assert out.count("+        gradient_checkpointing: true") == 1, out
+    assert out.count("-        gradient_checkpointing: false") == 1, out
+    assert out.count("--diff") == 0, out

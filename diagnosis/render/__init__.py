@@ -31,10 +31,11 @@ __all__ = [
 
 
 def _sections(
-    view: ReplyView, target: str, channel: str, paths_restored: bool = False
+    view: ReplyView, target: str, channel: str, paths_restored: bool = False, diffing: bool = False
 ) -> tuple[str, list[Section]]:
     """The reply's parts; `channel` ("discord", "cli", "cli_fixing") changes how the full file is offered
-    and how a pasted secret is spoken of (a local file was not posted anywhere)."""
+    and how a pasted secret is spoken of (a local file was not posted anywhere); `diffing`: the whole
+    diff is printed after the reply, which then neither shows its short diff nor offers --diff."""
     lang = view.lang
     headline = render_template("headline.j2", lang, target, v=view, channel=channel)
     sections: list[Section] = []
@@ -48,7 +49,9 @@ def _sections(
             sections.append(Section(message("reply.section.diagnosis", lang), body))
     if view.config is not None and (view.config.excerpt or view.config.diff):
         title = message("reply.section.config", lang, number=view.shown_step)
-        fix = render_template("fix.j2", lang, target, v=view, channel=channel, paths_restored=paths_restored)
+        fix = render_template(
+            "fix.j2", lang, target, v=view, channel=channel, paths_restored=paths_restored, diffing=diffing
+        )
         sections.append(Section(title, fix))
     return headline, sections
 
@@ -91,18 +94,20 @@ def render_cli(
     step: int = 1,
     fixing: bool = False,
     paths_restored: bool = False,
+    diffing: bool = False,
 ) -> str:
     """`markdown` is the bot's reply in one piece; `text` is the same reply for a terminal.
 
     `fixing`: the command is writing the corrected file itself (--fix), so the reply does not offer it.
     `paths_restored`: the file it writes has the user's own home paths back, where the reply shows USER.
+    `diffing`: the caller prints the whole diff after the reply (--diff).
     """
     view = build_view(report, _language(report, lang), step)
     channel = "cli_fixing" if fixing else "cli"
     restored = fixing and paths_restored
     if fmt == "markdown":
-        return _markdown(*_sections(view, "discord", channel, restored))
-    return _text(*_sections(view, "text", channel, restored))
+        return _markdown(*_sections(view, "discord", channel, restored, diffing))
+    return _text(*_sections(view, "text", channel, restored, diffing))
 
 
 def _applicability() -> dict[str, str]:
