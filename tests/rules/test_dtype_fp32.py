@@ -8,7 +8,6 @@ import pytest
 from diagnosis.ladder import drop_ruled_out, rank_findings
 from diagnosis.models import Phase
 from diagnosis.rules import run_rules
-
 from tests.rules.helpers import (
     LANGS,
     assert_fix_clears,

@@ -10,8 +10,8 @@ from diagnosis.models import LogLine, OomEvent, OomKind, Phase
 from tests.rules.helpers import (
     ALL_ON,
     LANGS,
-    VRAM_ONLY,
     QWEN,
+    VRAM_ONLY,
     assert_said_in_both_languages,
     check,
     config,

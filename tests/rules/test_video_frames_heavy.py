@@ -67,4 +67,3 @@ def test_video_frames_fix_lowers_the_frames() -> None:
     # The first `num_frames` of the template is the dataset's.
     text = shipped("train_lora_wan22_14b_24gb", ("num_frames: 1", "num_frames: 81"))
     assert_fix_clears("video_frames_heavy", text)
-
