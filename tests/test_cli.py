@@ -386,3 +386,39 @@ def test_diff_prints_the_change_once_and_does_not_offer_diff_again(lang: str) ->
     assert out.count("+        gradient_checkpointing: true") == 1, out
     assert out.count("-        gradient_checkpointing: false") == 1, out
     assert out.count("--diff") == 0, out
+
+
+def _home_config(tmp_path: Path) -> Path:
+    # The dataset path sits right beside the changed line, so the reply's excerpt and diffs quote it.
+    text = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    text = text.replace(
+        "        gradient_checkpointing: false # off, to go faster\n",
+        "        gradient_checkpointing: false # off, to go faster\n"
+        '        cache_dir: "/home/sora/ai-toolkit/cache"\n',
+    ).replace('training_folder: "output"', 'training_folder: "/home/sora/ai-toolkit/output"')
+    config = tmp_path / "job.yaml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("flags", [(), ("--diff",), ("--format", "markdown"), ("--format", "json")])
+def test_every_cli_output_that_shows_config_lines_keeps_the_users_own_paths(
+    tmp_path: Path, lang: str, flags: tuple[str, ...]
+) -> None:
+    # Issue #19: `/home/sora/…` became `/home/USER/…`, and pasted back it breaks the paths. On the
+    # user's own terminal the lines are shown as written, as the file --fix writes them.
+    _, out, _ = run("check", str(_home_config(tmp_path)), "--lang", lang, *flags)
+    assert "/home/sora/ai-toolkit/cache" in out, out
+    assert "USER" not in out, out
+
+
+def test_a_config_read_from_stdin_still_says_the_paths_show_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not a file of the user's: nothing is restored, and the reply says what to put back.
+    data = _home_config(tmp_path).read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    _, out, _ = run("check", "-", "--lang", "en")
+    assert "/home/USER/ai-toolkit/cache" in out and "/home/sora" not in out
+    assert "dataset and output folders" in out
