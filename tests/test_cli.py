@@ -275,13 +275,15 @@ def test_fix_says_the_written_file_keeps_the_users_paths(tmp_path: Path) -> None
     assert home != text
     config = tmp_path / "job.yaml"
     config.write_text(home, encoding="utf-8")
+    # Issue #19: the terminal is the user's own, so the reply shows no USER and asks nothing back (it
+    # said "Put yours back" before); the file --fix writes keeps the user's paths, as before.
     _, out, _ = run("check", str(config), "--lang", "en")
-    assert "Put yours back" in out  # the reply shows USER, and nothing was written
+    assert "USER" not in out and "Put yours back" not in out
     _, out, _ = run("check", str(config), "--fix", "--lang", "en")
-    assert "Put yours back" not in out and "keeps your own paths" in out
+    assert "USER" not in out and "Put yours back" not in out
     assert "/home/alice/datasets/my_person" in (tmp_path / "job.fixed.yaml").read_text(encoding="utf-8")
     _, out, err = run("check", str(config), "--fix", "--lang", "en")  # not written: it exists
-    assert "already exists" in err and "Put yours back" in out
+    assert "already exists" in err and "USER" not in out
 
 
 def test_an_existing_fixed_file_names_in_place_only_where_it_would_help(tmp_path: Path) -> None:
@@ -422,3 +424,32 @@ def test_a_config_read_from_stdin_still_says_the_paths_show_user(
     _, out, _ = run("check", "-", "--lang", "en")
     assert "/home/USER/ai-toolkit/cache" in out and "/home/sora" not in out
     assert "dataset and output folders" in out
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_fixed_config_that_passes_only_after_step_1_says_what_is_still_risky(
+    tmp_path: Path, lang: str
+) -> None:
+    # Issue #19: FLUX at batch 4 with buckets to 1024 on 24 GB. The ladder after the OOM named GC, then
+    # batch and buckets; the file --fix wrote, checked alone, said "no out-of-memory risk".
+    config = tmp_path / "job.yaml"
+    shutil.copy(EXAMPLES / "flux_lora_24gb_gc_off.yaml", config)
+    run("check", str(config), str(EXAMPLES / "flux_lora_24gb_oom.log"), "--fix", "--lang", lang)
+    fixed = tmp_path / "job.fixed.yaml"
+    _, out, _ = run("check", str(fixed), "--gpu-vram", "24", "--lang", lang)
+    from diagnosis.render import message
+
+    assert message("reply.headline.clean", lang) not in out, out
+    assert message("reply.clean.still_heavy", lang) in out, out
+    assert "Batch Size" in out and "4" in out and "1024" in out, out
+    _, data, _ = run("check", str(fixed), "--gpu-vram", "24", "--format", "json")
+    assert [r["id"] for r in json.loads(data)["if_oom"]][:2] == ["batch_too_large", "bucket_too_large"]
+
+
+def test_a_shipped_example_with_nothing_to_change_stays_clean() -> None:
+    # Batch 1 on AI Toolkit's own FLUX settings: after an OOM only advice would follow, no config change.
+    from diagnosis import diagnose
+    from tests.rules.helpers import shipped
+
+    report = diagnose([shipped("train_lora_flux_24gb")], gpu_vram_gib=24.0)
+    assert not report.findings and not report.if_oom
