@@ -25,9 +25,10 @@ from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logger import get_logger
 from diagnosis.logreader import read_log
-from diagnosis.models import ConfigDoc, Finding, Intake, LogFacts, Note, PieceKind
+from diagnosis.models import ConfigDoc, Finding, Intake, LogFacts, Note, Phase, PieceKind
+from diagnosis.record import replace
 from diagnosis.report import Report
-from diagnosis.rules import Role, ends_checklist, run_rules, spec, spec_of, with_role
+from diagnosis.rules import Role, ends_checklist, role, run_rules, spec, spec_of, with_role
 from locales import DEFAULT_LANGUAGE, known_language
 
 _log = get_logger(__name__)
@@ -113,6 +114,19 @@ def _notes(
     return notes
 
 
+def _if_oom(facts: Facts, ranked: Sequence[Finding]) -> list[Finding]:
+    """What the ladder would still change after an out-of-memory in a training step, for a config
+    checked alone that shows no risk of its own (Report.if_oom). Advice alone (dropping a bucket the
+    card usually holds) does not count: a shipped example stays clean."""
+    quiet = not (facts.has_log or facts.has_oom or facts.gpu_oom or facts.host_oom or facts.fatal)
+    if not (facts.config_parsed and quiet) or any(role(f.rule_id).on_ladder for f in ranked):
+        return []
+    oom = replace(facts, has_oom=True, gpu_oom=True, phase=Phase.TRAINING_STEP)
+    found = [f for f in run_rules(oom)[0] if role(f.rule_id) == Role.CAUSE]
+    steps = rank_findings(drop_ruled_out(found, oom), oom)
+    return steps if any(f.edits for f in steps) else []
+
+
 def _diagnose(
     inputs: Sequence[str | bytes],
     locale: str | None,
@@ -166,6 +180,7 @@ def _diagnose(
         log=choose_log(logs),
         notes=notes,
         secrets_found=len(real_secrets(intake)),
+        if_oom=_if_oom(facts, ranked),
     )
 
 

@@ -123,6 +123,8 @@ class ReplyView(NamedTuple):
     has_config: bool  # a config was read (pasted or echoed in the log)
     secret_kinds: list[str]
     rule_params: dict[str, dict[str, Any]]
+    # A clean config's changes still due after an out-of-memory in a training step (Report.if_oom).
+    if_oom: tuple[StepView, ...] = ()
 
 
 def size_text(n: int | None) -> str | None:
@@ -612,4 +614,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         has_config=report.config is not None or report.facts.config_parsed,
         secret_kinds=_secret_kinds(notice),
         rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
+        if_oom=tuple(_finding_view(i, f) for i, f in enumerate(report.if_oom, start=1))
+        if kind == "clean"
+        else (),
     )
