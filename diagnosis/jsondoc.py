@@ -85,6 +85,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
             "id": f.rule_id,
             "severity": f.severity.value,
             "applicability": f.applicability.value,
+            "effect": f.effect.value,
             "step": _step_of(f, report),
             "evidence": [{"source": e.source, "line": e.line, "text": e.text} for e in f.evidence],
             "params": jsonable(f.params),

@@ -30,6 +30,7 @@ class FindingOut(BaseModel):
     id: str
     severity: str
     applicability: str
+    effect: str  # what its fix lowers: memory, speed or both
     step: int | None  # the ladder step that fixes it, None when no step does
     evidence: list[EvidenceOut]
     params: dict[str, Any]

@@ -13,6 +13,7 @@ from diagnosis import linediff
 from diagnosis.models import (
     Applicability,
     ConfigShape,
+    Effect,
     Finding,
     LadderStep,
     OomEvent,
@@ -72,6 +73,7 @@ class StepView(NamedTuple):
     # their params: what they add to the step (a family-specific sentence) is said under it too.
     merged: tuple[tuple[str, dict[str, Any]], ...] = ()
     group: str | None = None  # the rule's group (RuleSpec.group): steps of a group share some advice
+    effect: str = Effect.MEMORY.value  # what the fix lowers: memory, speed or both (models.Effect)
 
 
 class ConfigView(NamedTuple):
@@ -254,8 +256,9 @@ def _step_view(step: LadderStep, by_id: dict[str, Finding]) -> StepView:
     others = [r for r in step.rule_ids if r != rid and r in by_id]
     merged = tuple((r, usable_params(r, dict(by_id[r].params))) for r in others)
     group = spec(rid).group if rid else None
+    effect = finding.effect.value if finding else Effect.MEMORY.value
     return StepView(
-        step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits), merged, group
+        step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits), merged, group, effect
     )
 
 
@@ -269,6 +272,7 @@ def _finding_view(number: int, f: Finding) -> StepView:
         params,
         bool(f.edits),
         group=spec(f.rule_id).group,
+        effect=f.effect.value,
     )
 
 

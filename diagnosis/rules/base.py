@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import Family, table, thresholds
-from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, KeyPath, Phase, Severity
+from diagnosis.models import Applicability, ConfigEdit, Effect, Evidence, Finding, KeyPath, Phase, Severity
 
 GIB = 1024**3
 
@@ -136,6 +136,9 @@ class RuleSpec(NamedTuple):
     # case-insensitive, tried one line at a time on the user's own words, never on a log or a config).
     # The facts stage hears every rule's lists in one pass (diagnosis/facts_prose.py).
     words: Mapping[str, tuple[str, ...]] = {}
+    # What the fix lowers, as the reply marks it: memory (most rules), speed, or both. A finding may say
+    # otherwise for its case (`finding(effect=…)`).
+    effect: Effect = Effect.MEMORY
 
     def heard(self, f: Facts, name: str) -> Evidence | None:
         """The user's line that one of this rule's word lists matched, as evidence; None if none did."""
@@ -151,6 +154,7 @@ class RuleSpec(NamedTuple):
         severity: Severity | None = None,
         applicability: Applicability | None = None,
         ends_checklist: bool | None = None,
+        effect: Effect | None = None,
     ) -> Finding:
         seen: list[Evidence] = []
         for ev in evidence:
@@ -167,6 +171,7 @@ class RuleSpec(NamedTuple):
             ends_checklist=(self.verdict is not None and self.verdict.ends_checklist)
             if ends_checklist is None
             else ends_checklist,
+            effect=effect or self.effect,
         )
 
 
