@@ -25,10 +25,10 @@ from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logger import get_logger
 from diagnosis.logreader import read_log
-from diagnosis.models import ConfigDoc, Finding, Intake, LogFacts, Note, Phase, PieceKind
+from diagnosis.models import ConfigDoc, Finding, Intake, LadderStep, LogFacts, Note, Phase, PieceKind
 from diagnosis.record import replace
 from diagnosis.report import Report
-from diagnosis.rules import Role, ends_checklist, role, run_rules, spec, spec_of, with_role
+from diagnosis.rules import Role, catalogue, ends_checklist, role, run_rules, spec, spec_of, with_role
 from locales import DEFAULT_LANGUAGE, known_language
 
 _log = get_logger(__name__)
@@ -85,6 +85,19 @@ def _answers(facts: Facts) -> list[Note]:
         answers.append(Note("answer_fits" if vram >= family.min_vram else "answer_too_small", params))
     if "words.asks_card_dying" in facts.said:
         answers.append(Note("answer_card_ok"))
+    return answers
+
+
+def _asked(facts: Facts, ranked: Sequence[Finding], ladder: Sequence[LadderStep]) -> list[Note]:
+    """Direct answers to "do I need to <this rule's fix>?" (RuleSpec.asked_by): the step that makes the
+    change when the ladder has one, else none (the reply then says no, and why)."""
+    answers: list[Note] = []
+    found = {f.rule_id for f in ranked}
+    for rule in catalogue():
+        if rule.asked_by is None or f"{rule.id}.{rule.asked_by}" not in facts.said:
+            continue
+        step = next((s.number for s in ladder if rule.id in s.rule_ids), None) if rule.id in found else None
+        answers.append(Note("answer_rule", {"rule_id": rule.id, "step": step}))
     return answers
 
 
@@ -168,7 +181,7 @@ def _diagnose(
         return run_rules(config_only)[0]
 
     ladder = build_ladder(ranked, doc, recheck, limits, steps)
-    notes = _notes(intake, configs, logs, facts, ranked, limits)
+    notes = _asked(facts, ranked, ladder) + _notes(intake, configs, logs, facts, ranked, limits)
     notes += [Note("rule_failed", {"rule_id": rule_id}) for rule_id in failed]
     return Report(
         findings=ranked,

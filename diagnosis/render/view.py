@@ -442,8 +442,17 @@ def _gc_on_by_default(report: Report) -> bool:
     return f.says_gc and whole and not f.gc_explicit
 
 
+def _with_finding(report: Report, params: dict[str, Any]) -> dict[str, Any]:
+    """A note about one rule (a direct answer) says what that rule's finding says: its params too."""
+    rid = params.get("rule_id")
+    finding = next((f for f in report.findings if f.rule_id == rid), None)
+    if finding is None or not isinstance(rid, str):
+        return params
+    return {**usable_params(rid, dict(finding.params)), **params}
+
+
 def _notes(report: Report, question: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    notes = [(n.id, dict(n.params)) for n in report.notes]
+    notes = [(n.id, _with_finding(report, dict(n.params))) for n in report.notes]
     if _gc_on_by_default(report):
         notes.insert(0, ("gc_default_on", {}))  # it answers the user's own question: first
     if "gpu" in question:

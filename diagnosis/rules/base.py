@@ -139,6 +139,10 @@ class RuleSpec(NamedTuple):
     # What the fix lowers, as the reply marks it: memory (most rules), speed, or both. A finding may say
     # otherwise for its case (`finding(effect=…)`).
     effect: Effect = Effect.MEMORY
+    # The list in `words` with which the user asks whether this fix is needed ("do I need to drop a
+    # bucket?"): the reply answers it directly, yes with the step and why (catalogue `answer_yes`), or
+    # no and why (`answer_no`).
+    asked_by: str | None = None
 
     def heard(self, f: Facts, name: str) -> Evidence | None:
         """The user's line that one of this rule's word lists matched, as evidence; None if none did."""
