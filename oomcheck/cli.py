@@ -239,34 +239,23 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         steps=None if args.format == "json" else 1,
     )
 
-    source = _config_file(args, texts, report)
-    fix = _plan_fix(args, source, report, lang) if args.fix else None
-    own = _own_lines(source)
+    fix = _plan_fix(args, texts, report, lang) if args.fix else None
     if args.format == "json":
         import json
 
         from diagnosis.jsondoc import report_to_dict
-        from oomcheck.ownpaths import with_own_paths_in
 
-        document = with_own_paths_in(report_to_dict(report), own)
-        out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(report_to_dict(report), ensure_ascii=False, indent=2) + "\n")
     else:
         from diagnosis.render import render_cli
-        from oomcheck.ownpaths import with_own_paths
 
         restored = fix is not None and fix.restored
         diffing = bool(args.diff and report.diff)
-        reply = render_cli(
-            report,
-            fmt=args.format,
-            fixing=args.fix,
-            paths_restored=restored,
-            diffing=diffing,
-            own_paths=bool(own),
+        out.write(
+            render_cli(report, fmt=args.format, fixing=args.fix, paths_restored=restored, diffing=diffing)
         )
-        out.write(with_own_paths(reply, own))
         if diffing and report.diff:
-            out.write("\n" + with_own_paths(report.diff, own))
+            out.write("\n" + report.diff)
 
     if fix is not None and not _write_fix(fix, lang, err):
         return EXIT_USAGE
@@ -307,21 +296,14 @@ class _Fix(NamedTuple):
     notes: list[str]
 
 
-class _ConfigFile(NamedTuple):
-    """The input the config came from: its path as given ("-": stdin), its text before and after
-    scrubbing, what scrubbing replaced, and whether the config is that whole file."""
-
-    raw: str
-    original: str
-    redacted: str
-    secrets: list[SecretHit]
-    whole_file: bool
-
-
-def _config_file(args: argparse.Namespace, texts: list[bytes], report: Report) -> _ConfigFile | None:
+def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str) -> _Fix:
+    """Decided before the reply is printed, which says whether the written file keeps the user's paths."""
+    corrected = report.corrected_config
     config = report.config
-    if report.corrected_config is None or config is None:
-        return None
+    if corrected is None or config is None:
+        return _Fix(None, "", False, [cli_message("cli.nothing_to_fix", lang)])
+    from pathlib import Path  # only a run that writes a file pays for pathlib's import
+
     from diagnosis.decode import decode
     from diagnosis.scrub import scrub
 
@@ -332,32 +314,18 @@ def _config_file(args: argparse.Namespace, texts: list[bytes], report: Report) -
     original = decode(texts[index], DEFAULT_LIMITS.max_input_bytes).text
     redacted, secrets = scrub(original, config.piece.source)
     whole_file = raw != "-" and redacted.rstrip("\n") == config.piece.text.rstrip("\n")
-    return _ConfigFile(raw, original, redacted, secrets, whole_file)
-
-
-def _own_lines(source: _ConfigFile | None) -> dict[str, str]:
-    """The scrubbed lines of the user's own config file → as they wrote them (oomcheck/ownpaths.py)."""
-    if source is None or not source.whole_file:
-        return {}
-    from oomcheck.ownpaths import own_path_lines
-
-    return own_path_lines(source.original, source.redacted, source.secrets)
-
-
-def _plan_fix(args: argparse.Namespace, source: _ConfigFile | None, report: Report, lang: str) -> _Fix:
-    """Decided before the reply is printed, which says whether the written file keeps the user's paths."""
-    corrected = report.corrected_config
-    config = report.config
-    if corrected is None or config is None or source is None:
-        return _Fix(None, "", False, [cli_message("cli.nothing_to_fix", lang)])
-    from pathlib import Path  # only a run that writes a file pays for pathlib's import
-
-    raw, original, redacted, secrets, whole_file = source
-    restored = whole_file and any(hit.kind == "home_path" for hit in secrets)
-    if restored:
+    restored = any(hit.kind == "home_path" for hit in secrets)
+    if restored and whole_file:
         newline = config.piece.newline
         lf = corrected.replace(newline, "\n")
         corrected = _restore_home_paths(original, redacted, lf, secrets).replace("\n", newline)
+    elif restored:
+        # A config read from stdin or cut out of a message or a log is written to the user's disk too:
+        # its scrubbed lines are found by their text in the input (oomcheck/ownpaths.py).
+        from oomcheck.ownpaths import own_path_lines, with_own_paths
+
+        own = with_own_paths(corrected, own_path_lines(original, redacted, secrets))
+        restored, corrected = own != corrected, own
     # Overwriting a file whose token the corrected copy leaves out would lose it without a word.
     holds_token = any(hit.kind != "home_path" for hit in secrets)
     in_place = args.in_place and whole_file and not holds_token

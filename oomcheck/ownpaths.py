@@ -1,15 +1,16 @@
-"""The user's own home paths, put back into what the command line prints about their config.
+"""The user's own home paths, put back into a corrected config that `--fix` writes on their disk.
 
 Scrubbing writes USER for the user name in home paths (`/home/sora/…` → `/home/USER/…`) so that no
-reply, log or database keeps it. A terminal is the user's own, as is the file `--fix` writes: config
-lines shown there with USER would break the dataset and output paths if copied back. Tokens stay
-redacted everywhere.
+reply, log or database keeps it (what the command prints passes the same gate). A file on the user's
+own disk is theirs: with USER, its dataset and output paths would break. A config that is a whole file
+is mapped line for line (cli._restore_home_paths); one read from stdin or cut out of a message or a
+log is found by the text of its lines, here. Tokens stay redacted everywhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from diagnosis.models import SecretHit
@@ -32,7 +33,7 @@ def own_path_lines(original: str, redacted: str, hits: Sequence[SecretHit]) -> d
 
 
 def with_own_paths(text: str, lines: Mapping[str, str]) -> str:
-    """`text` (a reply, a diff, a config) with every scrubbed config line it quotes given back as written."""
+    """`text` (a corrected config) with every scrubbed line it holds given back as the user wrote it."""
     if not lines:
         return text
     out = []
@@ -42,14 +43,3 @@ def with_own_paths(text: str, lines: Mapping[str, str]) -> str:
                 line = line.replace(scrubbed, own)
         out.append(line)
     return "\n".join(out)
-
-
-def with_own_paths_in(data: Any, lines: Mapping[str, str]) -> Any:
-    """The JSON document with the same done to each of its strings."""
-    if isinstance(data, str):
-        return with_own_paths(data, lines)
-    if isinstance(data, list):
-        return [with_own_paths_in(item, lines) for item in data]
-    if isinstance(data, dict):
-        return {key: with_own_paths_in(value, lines) for key, value in data.items()}
-    return data

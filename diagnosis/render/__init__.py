@@ -31,13 +31,11 @@ __all__ = [
 
 
 def _sections(
-    view: ReplyView, target: str, channel: str, placeholder: str = "shown", diffing: bool = False
+    view: ReplyView, target: str, channel: str, paths_restored: bool = False, diffing: bool = False
 ) -> tuple[str, list[Section]]:
     """The reply's parts; `channel` ("discord", "cli", "cli_fixing") changes how the full file is offered
-    and how a pasted secret is spoken of (a local file was not posted anywhere); `placeholder`: what the
-    reply says of USER in the config's paths ("shown": put your name back; "restored": the file --fix
-    wrote has it back; "own": the caller prints the user's own paths, nothing to say); `diffing`: the
-    whole diff is printed after the reply, which then neither shows its short diff nor offers --diff."""
+    and how a pasted secret is spoken of (a local file was not posted anywhere); `diffing`: the whole
+    diff is printed after the reply, which then neither shows its short diff nor offers --diff."""
     lang = view.lang
     headline = render_template("headline.j2", lang, target, v=view, channel=channel)
     sections: list[Section] = []
@@ -52,7 +50,7 @@ def _sections(
     if view.config is not None and (view.config.excerpt or view.config.diff):
         title = message("reply.section.config", lang, number=view.shown_step)
         fix = render_template(
-            "fix.j2", lang, target, v=view, channel=channel, placeholder=placeholder, diffing=diffing
+            "fix.j2", lang, target, v=view, channel=channel, paths_restored=paths_restored, diffing=diffing
         )
         sections.append(Section(title, fix))
     return headline, sections
@@ -97,23 +95,19 @@ def render_cli(
     fixing: bool = False,
     paths_restored: bool = False,
     diffing: bool = False,
-    own_paths: bool = False,
 ) -> str:
     """`markdown` is the bot's reply in one piece; `text` is the same reply for a terminal.
 
     `fixing`: the command is writing the corrected file itself (--fix), so the reply does not offer it.
     `paths_restored`: the file it writes has the user's own home paths back, where the reply shows USER.
     `diffing`: the caller prints the whole diff after the reply (--diff).
-    `own_paths`: the caller puts the user's own home paths back into the config lines it prints (a
-    terminal is the user's own), so the reply says nothing of USER.
     """
     view = build_view(report, _language(report, lang), step)
     channel = "cli_fixing" if fixing else "cli"
     restored = fixing and paths_restored
-    placeholder = "own" if own_paths else ("restored" if restored else "shown")
     if fmt == "markdown":
-        return _markdown(*_sections(view, "discord", channel, placeholder, diffing))
-    return _text(*_sections(view, "text", channel, placeholder, diffing))
+        return _markdown(*_sections(view, "discord", channel, restored, diffing))
+    return _text(*_sections(view, "text", channel, restored, diffing))
 
 
 def _applicability() -> dict[str, str]:
