@@ -15,8 +15,13 @@ import yaml
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 LANGS = ("en", "ja")
 _REQUIREMENTS = re.compile(r"requirements|依存パッケージ", re.I)
-# An instruction to set a variable names it with its value: `NAME=value`.
-_SETS_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9_]{3,})=[^\s`]+")
+# An instruction to set a variable: a shell line for it, or "start the trainer with `NAME=value`". A
+# sentence that only says who sets it ("The UI sets `NAME=value` itself") is none.
+_SETS_VARIABLE = re.compile(
+    r"(?:\$env:|\bset |\bexport |start the trainer with `|環境変数 `|`(?=[A-Z][A-Z0-9_]{3,}=[^`]*` を付けて))"
+    r"([A-Z][A-Z0-9_]{3,})=",
+    re.I,
+)
 
 
 def _strings(node: Any, where: str = "") -> Iterator[tuple[str, str]]:
