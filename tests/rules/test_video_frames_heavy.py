@@ -67,3 +67,10 @@ def test_video_frames_fix_lowers_the_frames() -> None:
     # The first `num_frames` of the template is the dataset's.
     text = shipped("train_lora_wan22_14b_24gb", ("num_frames: 1", "num_frames: 81"))
     assert_fix_clears("video_frames_heavy", text)
+
+
+def test_after_the_buckets_are_cut_the_next_step_is_not_to_cut_them_again() -> None:
+    # The fix kept the 512 bucket only: "still out of memory? lower the buckets" would ask for nothing.
+    for lang in LANGS:
+        shown = texts("video_frames_heavy", _wan(81, [512, 768, 1024]), lang)
+        assert "Resolutions" not in shown["next"] and "4k+1" in shown["next"], (lang, shown["next"])
