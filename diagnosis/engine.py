@@ -25,10 +25,10 @@ from diagnosis.ladder import build_ladder, drop_ruled_out, rank_findings
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logger import get_logger
 from diagnosis.logreader import read_log
-from diagnosis.models import ConfigDoc, Finding, Intake, LogFacts, Note, PieceKind
+from diagnosis.models import ConfigDoc, Finding, Intake, LadderStep, LogFacts, Note, Phase, PieceKind
 from diagnosis.record import replace
 from diagnosis.report import Report
-from diagnosis.rules import Role, catalogue, ends_checklist, run_rules, spec, spec_of, with_role
+from diagnosis.rules import Role, catalogue, ends_checklist, role, run_rules, spec, spec_of, with_role
 from locales import DEFAULT_LANGUAGE, known_language
 
 _log = get_logger(__name__)
@@ -88,6 +88,19 @@ def _answers(facts: Facts) -> list[Note]:
     return answers
 
 
+def _asked(facts: Facts, ranked: Sequence[Finding], ladder: Sequence[LadderStep]) -> list[Note]:
+    """Direct answers to "do I need to <this rule's fix>?" (RuleSpec.asked_by): the step that makes the
+    change when the ladder has one, else none (the reply then says no, and why)."""
+    answers: list[Note] = []
+    found = {f.rule_id for f in ranked}
+    for rule in catalogue():
+        if rule.asked_by is None or f"{rule.id}.{rule.asked_by}" not in facts.said:
+            continue
+        step = next((s.number for s in ladder if rule.id in s.rule_ids), None) if rule.id in found else None
+        answers.append(Note("answer_rule", {"rule_id": rule.id, "step": step}))
+    return answers
+
+
 def _notes(
     intake: Intake,
     configs: Sequence[ConfigDoc],
@@ -112,6 +125,19 @@ def _notes(
     if assumed and _gives_memory_advice(findings):
         notes.append(Note("vram_assumed", {"gib": int(facts.vram_gib or 24)}))
     return notes
+
+
+def _if_oom(facts: Facts, ranked: Sequence[Finding]) -> list[Finding]:
+    """What the ladder would still change after an out-of-memory in a training step, for a config
+    checked alone that shows no risk of its own (Report.if_oom). Advice alone (dropping a bucket the
+    card usually holds) does not count: a shipped example stays clean."""
+    quiet = not (facts.has_log or facts.has_oom or facts.gpu_oom or facts.host_oom or facts.fatal)
+    if not (facts.config_parsed and quiet) or any(role(f.rule_id).on_ladder for f in ranked):
+        return []
+    oom = replace(facts, has_oom=True, gpu_oom=True, phase=Phase.TRAINING_STEP)
+    found = [f for f in run_rules(oom)[0] if role(f.rule_id) == Role.CAUSE]
+    steps = rank_findings(drop_ruled_out(found, oom), oom)
+    return steps if any(f.edits for f in steps) else []
 
 
 def _diagnose(
@@ -155,7 +181,7 @@ def _diagnose(
         return run_rules(config_only)[0]
 
     ladder = build_ladder(ranked, doc, recheck, limits, steps)
-    notes = _notes(intake, configs, logs, facts, ranked, limits)
+    notes = _asked(facts, ranked, ladder) + _notes(intake, configs, logs, facts, ranked, limits)
     notes += [Note("rule_failed", {"rule_id": rule_id}) for rule_id in failed]
     return Report(
         findings=ranked,
@@ -167,6 +193,7 @@ def _diagnose(
         log=choose_log(logs),
         notes=notes,
         secrets_found=len(real_secrets(intake)),
+        if_oom=_if_oom(facts, ranked),
     )
 
 

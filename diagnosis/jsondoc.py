@@ -85,6 +85,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
             "id": f.rule_id,
             "severity": f.severity.value,
             "applicability": f.applicability.value,
+            "effect": f.effect.value,
             "step": _step_of(f, report),
             "evidence": [{"source": e.source, "line": e.line, "text": e.text} for e in f.evidence],
             "params": jsonable(f.params),
@@ -105,4 +106,9 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "diff": report.diff,
         "notes": [{"id": n.id, "params": jsonable(n.params)} for n in report.notes],
         "secrets_found": report.secrets_found,
+        # A clean config's changes still due after an out-of-memory in a training step, in ladder order.
+        "if_oom": [
+            {"id": f.rule_id, "applicability": f.applicability.value, "params": jsonable(f.params)}
+            for f in report.if_oom
+        ],
     }

@@ -30,6 +30,7 @@ class FindingOut(BaseModel):
     id: str
     severity: str
     applicability: str
+    effect: str  # what its fix lowers: memory, speed or both
     step: int | None  # the ladder step that fixes it, None when no step does
     evidence: list[EvidenceOut]
     params: dict[str, Any]
@@ -81,6 +82,14 @@ class NoteOut(BaseModel):
     params: dict[str, Any]
 
 
+class IfOomOut(BaseModel):
+    """A change a clean config would still need after an out-of-memory in a training step."""
+
+    id: str
+    applicability: str
+    params: dict[str, Any]
+
+
 class ReportOut(BaseModel):
     language: str
     not_oom: bool
@@ -91,6 +100,7 @@ class ReportOut(BaseModel):
     diff: str | None
     notes: list[NoteOut]
     secrets_found: int
+    if_oom: list[IfOomOut]
 
 
 def report_to_json(report: Report) -> ReportOut:

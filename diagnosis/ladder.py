@@ -27,6 +27,7 @@ from diagnosis.logger import get_logger
 from diagnosis.models import ConfigDoc, ConfigEdit, Finding, LadderStep, OomKind, Phase, Severity, with_text
 from diagnosis.record import replace
 from diagnosis.rules import Role, role, spec
+from diagnosis.rules.base import LEADS_PLACE
 
 _log = get_logger(__name__)
 
@@ -75,6 +76,8 @@ def _sort_key(finding: Finding, phase: str) -> tuple[int, int]:
         return (0, placement.first)
     if phase in placement.last_in:
         return (6, finding.ladder_rank)
+    if placement.leads_when is not None and finding.params.get(placement.leads_when):
+        return (1, LEADS_PLACE)
     if finding.severity == Severity.ERROR and phase in placement.phases:
         return (1, placement.phases[phase])
     return (_SEVERITY_TIER[finding.severity], finding.ladder_rank)

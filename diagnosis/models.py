@@ -343,6 +343,15 @@ class Applicability(StrEnum):
     ADVICE = "advice"
 
 
+class Effect(StrEnum):
+    """What a fix lowers: the memory a run needs, the time it takes, or both. The reply marks each step
+    with it, so a speed fix (fewer preview steps) is never offered as a memory fix."""
+
+    MEMORY = "memory"
+    SPEED = "speed"
+    BOTH = "both"
+
+
 class Evidence(NamedTuple):
     """A quoted line that supports a finding."""
 
@@ -371,6 +380,7 @@ class Finding(Record):
     # The input shows there is no out-of-memory to fix (an error of another kind): the OOM checklist
     # is left out. A verdict about a slowdown or a hang keeps it: memory can be why a run crawls.
     ends_checklist: bool = False
+    effect: Effect = Effect.MEMORY  # what its fix lowers (RuleSpec.effect, or the rule's case)
 
 
 class TextEdit(NamedTuple):

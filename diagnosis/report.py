@@ -20,6 +20,10 @@ class Report(Record):
     log: LogFacts | None = None
     notes: list[Note] = field(default_factory=list)
     secrets_found: int = 0
+    # A config checked alone that shows no risk, but whose ladder after an out-of-memory in a training
+    # step would still change it (a config that passes only because step 1 of an earlier reply was
+    # applied): those findings, in ladder order. Empty otherwise.
+    if_oom: list[Finding] = field(default_factory=list)
 
     @property
     def corrected_config(self) -> str | None:

@@ -313,11 +313,18 @@ def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang
     original = decode(texts[index], DEFAULT_LIMITS.max_input_bytes).text
     redacted, secrets = scrub(original, config.piece.source)
     whole_file = raw != "-" and redacted.rstrip("\n") == config.piece.text.rstrip("\n")
-    restored = whole_file and any(hit.kind == "home_path" for hit in secrets)
-    if restored:
+    restored = any(hit.kind == "home_path" for hit in secrets)
+    if restored and whole_file:
         newline = config.piece.newline
         lf = corrected.replace(newline, "\n")
         corrected = _restore_home_paths(original, redacted, lf, secrets).replace("\n", newline)
+    elif restored:
+        # A config read from stdin or cut out of a message or a log is written to the user's disk too:
+        # its scrubbed lines are found by their text in the input (oomcheck/ownpaths.py).
+        from oomcheck.ownpaths import own_path_lines, with_own_paths
+
+        own = with_own_paths(corrected, own_path_lines(original, redacted, secrets))
+        restored, corrected = own != corrected, own
     from diagnosis.outgate import gate_text
 
     # The output gate's last check: the user's own paths and addresses may stay in a file on their own

@@ -374,3 +374,90 @@ def test_usage_errors_and_help_speak_japanese(
     # Put back afterwards: another parser in the process still speaks argparse's English.
     plain = argparse.ArgumentParser(prog="other")
     assert "options:" in plain.format_help() and "show this help message and exit" in plain.format_help()
+
+
+# --- issue #19: the advice ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_diff_prints_the_change_once_and_does_not_offer_diff_again(lang: str) -> None:
+    code, out, _ = run("check", str(EXAMPLES / "flux_lora_24gb_gc_off.yaml"), "--diff", "--lang", lang)
+    assert code == EXIT_FINDINGS
+    assert out.count("+        gradient_checkpointing: true") == 1, out
+    assert out.count("-        gradient_checkpointing: false") == 1, out
+    assert out.count("--diff") == 0, out
+
+
+def _home_config(tmp_path: Path) -> Path:
+    text = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+    text = text.replace('training_folder: "output"', 'training_folder: "/home/sora/ai-toolkit/output"')
+    config = tmp_path / "job.yaml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("flags", [(), ("--diff",), ("--format", "markdown"), ("--format", "json")])
+def test_what_the_cli_prints_keeps_user_and_says_what_it_breaks(
+    tmp_path: Path, lang: str, flags: tuple[str, ...]
+) -> None:
+    # Issue #19: `/home/sora/…` is `/home/USER/…` in the corrected config; printed, it stays so (every
+    # output passes the same gate, DESIGN.md), and the reply says what USER breaks if pasted back.
+    from diagnosis.render import message
+
+    _, out, _ = run("check", str(_home_config(tmp_path)), "--lang", lang, *flags)
+    assert "sora" not in out, out
+    if "json" not in flags:
+        assert message("reply.config.user_placeholder", lang) in out, out
+
+
+@pytest.mark.parametrize("how", ["stdin", "message"])
+def test_fix_gives_the_users_paths_back_in_a_config_from_stdin_or_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    # Issue #19: the file --fix writes is on the user's own disk; a config that was not a whole file
+    # (piped in, or pasted in a message) was written with USER, which breaks its paths.
+    config = _home_config(tmp_path).read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    if how == "stdin":
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(config.encode("utf-8"))))
+        _, out, _ = run("check", "-", "--fix", "--lang", "en")
+        written = tmp_path / "oomcheck.fixed.yaml"
+    else:
+        message_file = tmp_path / "message.txt"
+        message_file.write_text("my config, why OOM?\n```yaml\n" + config + "```\n", encoding="utf-8")
+        _, out, _ = run("check", str(message_file), "--fix", "--lang", "en")
+        written = tmp_path / "message.fixed.yaml"
+    text = written.read_text(encoding="utf-8")
+    assert "/home/sora/ai-toolkit/output" in text and "USER" not in text, text
+    assert "gradient_checkpointing: true" in text
+    assert "sora" not in out and "keeps your own paths" in out, out
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_fixed_config_that_passes_only_after_step_1_says_what_is_still_risky(
+    tmp_path: Path, lang: str
+) -> None:
+    # Issue #19: FLUX at batch 4 with buckets to 1024 on 24 GB. The ladder after the OOM named GC, then
+    # batch and buckets; the file --fix wrote, checked alone, said "no out-of-memory risk".
+    config = tmp_path / "job.yaml"
+    shutil.copy(EXAMPLES / "flux_lora_24gb_gc_off.yaml", config)
+    run("check", str(config), str(EXAMPLES / "flux_lora_24gb_oom.log"), "--fix", "--lang", lang)
+    fixed = tmp_path / "job.fixed.yaml"
+    _, out, _ = run("check", str(fixed), "--gpu-vram", "24", "--lang", lang)
+    from diagnosis.render import message
+
+    assert message("reply.headline.clean", lang) not in out, out
+    assert message("reply.clean.still_heavy", lang) in out, out
+    assert "Batch Size" in out and "4" in out and "1024" in out, out
+    _, data, _ = run("check", str(fixed), "--gpu-vram", "24", "--format", "json")
+    assert [r["id"] for r in json.loads(data)["if_oom"]][:2] == ["batch_too_large", "bucket_too_large"]
+
+
+def test_a_shipped_example_with_nothing_to_change_stays_clean() -> None:
+    # Batch 1 on AI Toolkit's own FLUX settings: after an OOM only advice would follow, no config change.
+    from diagnosis import diagnose
+    from tests.rules.helpers import shipped
+
+    report = diagnose([shipped("train_lora_flux_24gb")], gpu_vram_gib=24.0)
+    assert not report.findings and not report.if_oom

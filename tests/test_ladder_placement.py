@@ -10,7 +10,7 @@ import yaml
 
 from diagnosis.models import Phase
 from diagnosis.rules import Role, catalogue
-from diagnosis.rules.base import LADDER_PHASES
+from diagnosis.rules.base import LADDER_PHASES, LEADS_PLACE
 
 _BEFORE = yaml.safe_load(
     """
@@ -23,8 +23,11 @@ _BEFORE = yaml.safe_load(
 ruled_out:
   load: [batch_too_large, bucket_too_large, preview_heavy, video_frames_heavy, high_rank,
          optimizer_full_precision_states, latents_not_cached]
+  # Issue #19: after the host ran out, every fix that only lowers the card's memory is ruled out too.
   host: [batch_too_large, bucket_too_large, preview_heavy, video_frames_heavy, high_rank,
-         optimizer_full_precision_states, fragmentation]
+         optimizer_full_precision_states, fragmentation, gc_off, risky_family_gc_off, no_low_vram,
+         text_encoder_not_unloaded_or_cached, train_text_encoder_on, other_process_on_gpu,
+         gpu_too_small_for_model, latents_not_cached]
 
 # Tips: worth a line under "Also worth checking", never a step of the ladder nor the cause in the headline
 # (caching latents saves the VAE's share, rarely what decides an OOM). A tip with no other finding beside
@@ -124,3 +127,13 @@ def test_no_placement_names_a_phase_the_ladder_does_not_know() -> None:
         assert s.placement.last_in <= LADDER_PHASES, s.id
         assert s.placement.ruled_out_by <= {"load", "host"}, s.id
     assert Phase.UNKNOWN.value not in LADDER_PHASES
+
+
+def test_a_leading_default_is_a_declared_flag_and_ranks_between_the_log_and_the_phase() -> None:
+    # `leads_when` names a param the rule declares; LEADS_PLACE sits after what the log blames (place 0)
+    # and before every fix a phase orders, so no placement may take the places in between.
+    for s in catalogue():
+        if s.placement.leads_when is not None:
+            assert s.placement.leads_when in s.params, s.id
+        for place in s.placement.phases.values():
+            assert place == 0 or place > LEADS_PLACE, (s.id, place)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -296,3 +297,29 @@ def test_the_gc_note_needs_a_whole_parsed_config(parsed: bool, shape: str | None
     facts = Facts(has_config=True, config_parsed=parsed, config_shape=shape, says_gc=True)
     text = render_cli(Report([], [], facts, "en", False), fmt="markdown", lang="en")
     assert (message("reply.note.gc_default_on", "en") in text) is said
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_line_without_its_kept_comment_is_offered_as_its_own_choice(lang: str) -> None:
+    # Issue #19: `gradient_checkpointing: true # off, to go faster` says the opposite of its value; the
+    # reply names the comment and shows the line without it, so dropping it is a choice the user sees.
+    report = diagnose([corpus_input("101")], sources=["input.txt"], locale=lang)
+    text = render_cli(report, fmt="markdown", lang=lang)
+    comment = "# turned off for speed"
+    assert message("reply.config.comment_drop", lang, comment=f"`{comment}`") in text, text
+    assert re.search(r"^\s*gradient_checkpointing: true\s*$", text, re.M), text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_right_beside_the_attached_file_the_reply_says_what_user_in_its_paths_breaks(lang: str) -> None:
+    # Issue #19: pasted back, `/home/USER/…` breaks the dataset and output paths: the note says so, on
+    # the line right after the one that names the file.
+    report = CASES["flux_gc_off_step2"]()
+    reply = render_discord(report, lang=lang)
+    assert reply.files, "the case's corrected config is long enough to be attached"
+    lines = everything(reply).splitlines()
+    attached = next(i for i, line in enumerate(lines) if reply.files[0].name in line)
+    note = lines[attached + 1]
+    assert note == message("reply.config.user_placeholder", lang)
+    words = {"en": ("dataset", "output"), "ja": ("データセット", "出力")}[lang]
+    assert all(word in note for word in words), note

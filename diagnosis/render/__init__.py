@@ -33,10 +33,11 @@ __all__ = [
 
 
 def _sections(
-    view: ReplyView, target: str, channel: str, paths_restored: bool = False
+    view: ReplyView, target: str, channel: str, paths_restored: bool = False, diffing: bool = False
 ) -> tuple[str, list[Section]]:
     """The reply's parts; `channel` ("discord", "cli", "cli_fixing") changes how the full file is offered
-    and how a pasted secret is spoken of (a local file was not posted anywhere)."""
+    and how a pasted secret is spoken of (a local file was not posted anywhere); `diffing`: the whole
+    diff is printed after the reply, which then neither shows its short diff nor offers --diff."""
     lang = view.lang
     headline = render_template("headline.j2", lang, target, v=view, channel=channel)
     sections: list[Section] = []
@@ -50,7 +51,9 @@ def _sections(
             sections.append(Section(message("reply.section.diagnosis", lang), body))
     if view.config is not None and (view.config.excerpt or view.config.diff):
         title = message("reply.section.config", lang, number=view.shown_step)
-        fix = render_template("fix.j2", lang, target, v=view, channel=channel, paths_restored=paths_restored)
+        fix = render_template(
+            "fix.j2", lang, target, v=view, channel=channel, paths_restored=paths_restored, diffing=diffing
+        )
         sections.append(Section(title, fix))
     return headline, sections
 
@@ -104,25 +107,27 @@ def render_cli(
 
     `fixing`: the command is writing the corrected file itself (--fix), so the reply does not offer it.
     `paths_restored`: the file it writes has the user's own home paths back, where the reply shows USER.
-    `diff`: the unified diff of the fix follows the reply. All of it has passed the output gate.
+    `diff`: the unified diff of the fix follows the reply (--diff), so the reply does not repeat the
+    change nor offer --diff. All of it has passed the output gate.
     """
 
     def make(r: Report) -> str:
-        text = _render_cli(r, fmt, lang, step, fixing, paths_restored)
-        return text + "\n" + r.diff if diff and r.diff else text
+        shown = r.diff if diff else None
+        text = _render_cli(r, fmt, lang, step, fixing, paths_restored, bool(shown))
+        return text + "\n" + shown if shown else text
 
     return gated(report, make)
 
 
 def _render_cli(
-    report: Report, fmt: str, lang: str | None, step: int, fixing: bool, paths_restored: bool
+    report: Report, fmt: str, lang: str | None, step: int, fixing: bool, paths_restored: bool, diffing: bool
 ) -> str:
     view = build_view(report, _language(report, lang), step)
     channel = "cli_fixing" if fixing else "cli"
     restored = fixing and paths_restored
     if fmt == "markdown":
-        return _markdown(*_sections(view, "discord", channel, restored))
-    return _text(*_sections(view, "text", channel, restored))
+        return _markdown(*_sections(view, "discord", channel, restored, diffing))
+    return _text(*_sections(view, "text", channel, restored, diffing))
 
 
 def _list_labels() -> dict[str, str]:

@@ -13,6 +13,7 @@ from diagnosis import linediff
 from diagnosis.models import (
     Applicability,
     ConfigShape,
+    Effect,
     Finding,
     LadderStep,
     OomEvent,
@@ -75,6 +76,7 @@ class StepView(NamedTuple):
     # their params: what they add to the step (a family-specific sentence) is said under it too.
     merged: tuple[tuple[str, dict[str, Any]], ...] = ()
     group: str | None = None  # the rule's group (RuleSpec.group): steps of a group share some advice
+    effect: str = Effect.MEMORY.value  # what the fix lowers: memory, speed or both (models.Effect)
 
 
 class ConfigView(NamedTuple):
@@ -86,7 +88,9 @@ class ConfigView(NamedTuple):
     attachment_name: str | None  # set when the whole corrected file goes along as a file
     corrected: str | None
     user_placeholder: bool = False  # scrubbing put USER in place of the user's name in a path
-    comment_kept: bool = False  # a changed line keeps the user's end-of-line comment, which may now be wrong
+    # The changed lines that keep the user's end-of-line comment, which may now be wrong: (comment, the
+    # line without it).
+    kept_comments: tuple[tuple[str, str], ...] = ()
 
 
 class ReplyView(NamedTuple):
@@ -124,6 +128,8 @@ class ReplyView(NamedTuple):
     has_config: bool  # a config was read (pasted or echoed in the log)
     secret_kinds: list[str]
     rule_params: dict[str, dict[str, Any]]
+    # A clean config's changes still due after an out-of-memory in a training step (Report.if_oom).
+    if_oom: tuple[StepView, ...] = ()
 
 
 def size_text(n: int | None) -> str | None:
@@ -255,8 +261,9 @@ def _step_view(step: LadderStep, by_id: dict[str, Finding]) -> StepView:
     others = [r for r in step.rule_ids if r != rid and r in by_id]
     merged = tuple((r, usable_params(r, dict(by_id[r].params))) for r in others)
     group = spec(rid).group if rid else None
+    effect = finding.effect.value if finding else Effect.MEMORY.value
     return StepView(
-        step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits), merged, group
+        step.number, rid, list(step.rule_ids), applicability, params, bool(step.edits), merged, group, effect
     )
 
 
@@ -270,6 +277,7 @@ def _finding_view(number: int, f: Finding) -> StepView:
         params,
         bool(f.edits),
         group=spec(f.rule_id).group,
+        effect=f.effect.value,
     )
 
 
@@ -367,18 +375,28 @@ def trailing_comment(line: str) -> str | None:
     return None
 
 
-def _comment_kept(original: str, corrected: str) -> bool:
-    """A changed line still carries the comment the user wrote on the line it replaced."""
+# The changed lines whose kept comment the reply offers to drop, at most.
+MAX_KEPT_COMMENTS = 3
+
+
+def _kept_comments(original: str, corrected: str) -> tuple[tuple[str, str], ...]:
+    """The changed lines that still carry the comment the user wrote on the line they replace, as
+    (comment, the line without it): the comment was written for the old value and may now say the
+    opposite, so the reply offers the line without it as a choice of its own. The corrected config
+    keeps it (a fix changes only what it needs)."""
     old, new = original.splitlines(), corrected.splitlines()
     if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
-        return False
+        return ()
+    kept: list[tuple[str, str]] = []
     for tag, i1, i2, j1, j2 in linediff.opcodes(old, new):
         if tag != "replace":
             continue
         before = {c for c in map(trailing_comment, old[i1:i2]) if c}
-        if any(trailing_comment(line) in before for line in new[j1:j2]):
-            return True
-    return False
+        for line in new[j1:j2]:
+            comment = trailing_comment(line)
+            if comment in before and comment is not None:
+                kept.append((comment, line[: line.rindex(comment)].strip()))
+    return tuple(kept[:MAX_KEPT_COMMENTS])
 
 
 def _added_lines(before: str, after: str) -> set[str]:
@@ -417,7 +435,7 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
         name,
         corrected,
         any(marker in corrected for marker in _USER_MARKERS),
-        lang_tag == "yaml" and _comment_kept(original, corrected),
+        _kept_comments(original, corrected) if lang_tag == "yaml" else (),
     )
 
 
@@ -429,8 +447,17 @@ def _gc_on_by_default(report: Report) -> bool:
     return f.says_gc and whole and not f.gc_explicit
 
 
+def _with_finding(report: Report, params: dict[str, Any]) -> dict[str, Any]:
+    """A note about one rule (a direct answer) says what that rule's finding says: its params too."""
+    rid = params.get("rule_id")
+    finding = next((f for f in report.findings if f.rule_id == rid), None)
+    if finding is None or not isinstance(rid, str):
+        return params
+    return {**usable_params(rid, dict(finding.params)), **params}
+
+
 def _notes(report: Report, question: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    notes = [(n.id, dict(n.params)) for n in report.notes]
+    notes = [(n.id, _with_finding(report, dict(n.params))) for n in report.notes]
     if _gc_on_by_default(report):
         notes.insert(0, ("gc_default_on", {}))  # it answers the user's own question: first
     if "gpu" in question:
@@ -605,4 +632,7 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         has_config=report.config is not None or report.facts.config_parsed,
         secret_kinds=_secret_kinds(notice),
         rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
+        if_oom=tuple(_finding_view(i, f) for i, f in enumerate(report.if_oom, start=1))
+        if kind == "clean"
+        else (),
     )

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import Family, table, thresholds
-from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, KeyPath, Phase, Severity
+from diagnosis.models import Applicability, ConfigEdit, Effect, Evidence, Finding, KeyPath, Phase, Severity
 
 GIB = 1024**3
 
@@ -68,6 +68,21 @@ class Placement(NamedTuple):
     # Evidence that rules the finding out entirely: "load" (the OOM came while loading or quantizing the
     # model, before this could matter), "host" (the host ran out of RAM, not the card).
     ruled_out_by: frozenset[str] = frozenset()
+    # A flag param that marks the finding as a trainer default the config never shows (a missing key)
+    # and that costs more than the generic fixes (no `dtype`: fp32 weights, twice bf16). A finding that
+    # carries it goes before the phase's errors, in every phase but `last_in`: nothing in the config
+    # points at it, so the user would try every generic fix first.
+    leads_when: str | None = None
+
+
+# `ruled_out_by` of the fixes that lower only the card's memory: after the host ran out of RAM (or the
+# Windows page file), the next steps stay host-side.
+VRAM_ONLY = frozenset({"host"})
+
+
+# The place of a finding that `Placement.leads_when` lifts, among a phase's errors: after what the log
+# itself blames (place 0: another program holds the card), before the fixes the phase orders (10 and up).
+LEADS_PLACE = 1
 
 
 class Verdict(NamedTuple):
@@ -121,6 +136,13 @@ class RuleSpec(NamedTuple):
     # case-insensitive, tried one line at a time on the user's own words, never on a log or a config).
     # The facts stage hears every rule's lists in one pass (diagnosis/facts_prose.py).
     words: Mapping[str, tuple[str, ...]] = {}
+    # What the fix lowers, as the reply marks it: memory (most rules), speed, or both. A finding may say
+    # otherwise for its case (`finding(effect=…)`).
+    effect: Effect = Effect.MEMORY
+    # The list in `words` with which the user asks whether this fix is needed ("do I need to drop a
+    # bucket?"): the reply answers it directly, yes with the step and why (catalogue `answer_yes`), or
+    # no and why (`answer_no`).
+    asked_by: str | None = None
 
     def heard(self, f: Facts, name: str) -> Evidence | None:
         """The user's line that one of this rule's word lists matched, as evidence; None if none did."""
@@ -136,6 +158,7 @@ class RuleSpec(NamedTuple):
         severity: Severity | None = None,
         applicability: Applicability | None = None,
         ends_checklist: bool | None = None,
+        effect: Effect | None = None,
     ) -> Finding:
         seen: list[Evidence] = []
         for ev in evidence:
@@ -152,6 +175,7 @@ class RuleSpec(NamedTuple):
             ends_checklist=(self.verdict is not None and self.verdict.ends_checklist)
             if ends_checklist is None
             else ends_checklist,
+            effect=effect or self.effect,
         )
 
 

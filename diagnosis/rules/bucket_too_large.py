@@ -20,6 +20,16 @@ from diagnosis.rules.base import (
     vram,
 )
 
+# "Do I need to drop a bucket?", "バケットを減らす必要はありますか？": answered yes or no (RuleSpec.asked_by).
+WORDS = {
+    "asks": (
+        r"\b(?:do|should|must|have) (?:i|we) (?:really )?(?:need to |have to |to )?"
+        r"(?:drop|remove|lower|reduce|cut)\b[^?\n]{0,30}\bbuckets?\b",
+        r"\bneed to (?:drop|remove|lower|reduce|cut)\b[^?\n]{0,30}\bbuckets?\b[^\n]{0,20}\?",
+        r"バケット[^？?\n]{0,15}(?:外|減ら|下げ|削)[^？?\n]{0,15}(?:必要|べき|ますか|ないと|なきゃ|ほうが)",
+    ),
+}
+
 # Dropping the largest bucket after a step OOM only helps when a high-resolution one is there.
 _HIGH_RES = 1024
 
@@ -96,11 +106,14 @@ SPEC = RuleSpec(
     reads=("buckets", "prose_buckets", "family", "vram_gib", "phase"),
     rank=25,
     check=check,
-    params=frozenset({"max_bucket", "limit", "new_buckets", "within", "over", "then", "paths_off"}),
+    # `step`: the ladder step a direct answer names (RuleSpec.asked_by).
+    params=frozenset({"max_bucket", "limit", "new_buckets", "within", "over", "then", "paths_off", "step"}),
     placement=Placement(
         phases={Phase.LATENT_CACHING: 10, Phase.TRAINING_STEP: 40},
         last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE, Phase.SAVE),
         ruled_out_by=frozenset({"load", "host"}),
     ),
     quotable=_quotable,
+    words=WORDS,
+    asked_by="asks",
 )

@@ -39,5 +39,5 @@ SPEC = RuleSpec(
     rank=38,
     check=check_dtype,
     params=frozenset({"dtype", "dtype_missing", "then", "paths_off"}),
-    placement=Placement(phases={Phase.MODEL_LOAD: 40, Phase.QUANTIZE: 40}),
+    placement=Placement(phases={Phase.MODEL_LOAD: 40, Phase.QUANTIZE: 40}, leads_when="dtype_missing"),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, Finding, Phase, Severity
 from diagnosis.rules.base import (
+    VRAM_ONLY,
     Placement,
     RuleSpec,
     all_phases_but,
@@ -36,6 +37,8 @@ SPEC = RuleSpec(
     rank=10,
     check=check_gc_off,
     params=frozenset({"batch_one"}),
-    placement=Placement(phases={Phase.TRAINING_STEP: 10}, last_in=all_phases_but(Phase.TRAINING_STEP)),
+    placement=Placement(
+        phases={Phase.TRAINING_STEP: 10}, last_in=all_phases_but(Phase.TRAINING_STEP), ruled_out_by=VRAM_ONLY
+    ),
     group="gc",
 )

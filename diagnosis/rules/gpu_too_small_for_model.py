@@ -5,6 +5,7 @@ from __future__ import annotations
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, Finding, Phase, Severity
 from diagnosis.rules.base import (
+    VRAM_ONLY,
     Placement,
     RuleSpec,
     checks_config,
@@ -39,5 +40,5 @@ SPEC = RuleSpec(
     params=frozenset({"family_label", "vram_gib", "needed_gib"}),
     # Before every config change: on a card below what the family needs with every low-memory path
     # on, none of those changes can make it fit.
-    placement=Placement(first=50, phases={Phase.MODEL_LOAD: 50, Phase.QUANTIZE: 50}),
+    placement=Placement(first=50, phases={Phase.MODEL_LOAD: 50, Phase.QUANTIZE: 50}, ruled_out_by=VRAM_ONLY),
 )

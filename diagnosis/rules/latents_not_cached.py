@@ -35,6 +35,6 @@ SPEC = RuleSpec(
     check=check_latents,
     role=Role.TIP,
     placement=Placement(
-        last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE), ruled_out_by=frozenset({"load"})
+        last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE), ruled_out_by=frozenset({"load", "host"})
     ),
 )

@@ -6,6 +6,7 @@ from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
 from diagnosis.rules.base import (
     LOW_VRAM,
+    VRAM_ONLY,
     Placement,
     RuleSpec,
     big_model,
@@ -58,6 +59,8 @@ SPEC = RuleSpec(
             Phase.QUANTIZE: 10,
             Phase.LATENT_CACHING: 30,
             Phase.TEXT_EMBEDDING_CACHING: 20,
-        }
+        },
+        # Low VRAM keeps the weights in system RAM: it costs the host what it saves the card.
+        ruled_out_by=VRAM_ONLY,
     ),
 )

@@ -8,6 +8,7 @@ from diagnosis.models import Applicability, Finding, OtherProcess, Phase, Severi
 from diagnosis.rules.base import (
     GIB,
     LOAD_PHASES,
+    VRAM_ONLY,
     Placement,
     RuleSpec,
     all_phases_but,
@@ -128,6 +129,6 @@ SPEC = RuleSpec(
     check=check_other_process,
     params=frozenset({"reason", "others_gib", "pids", "tried_closing", "then", "paths_off", "batch_one"}),
     # Whatever the phase, a card already half full is the first thing to rule out.
-    placement=Placement(phases=dict.fromkeys(all_phases_but(), 0)),
+    placement=Placement(phases=dict.fromkeys(all_phases_but(), 0), ruled_out_by=VRAM_ONLY),
     words=WORDS,
 )

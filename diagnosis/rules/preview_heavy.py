@@ -6,7 +6,7 @@ from typing import Any
 
 from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
-from diagnosis.models import Applicability, ConfigEdit, Evidence, Finding, Phase, Severity
+from diagnosis.models import Applicability, ConfigEdit, Effect, Evidence, Finding, Phase, Severity
 from diagnosis.rules.base import (
     SAMPLING_PHASES,
     Placement,
@@ -121,18 +121,24 @@ def check(f: Facts) -> Finding | None:
 
     edits: list[ConfigEdit] = []
     new_w = new_h = new_steps = new_frames = None
+    # The preview's size and frames set its memory; its steps and how often it runs, only its time.
+    lowers: set[Effect] = set()
     if has_preview:
         if over_size:
             size_edits, new_w, new_h = _size_edits(f, ok_side)
             edits += size_edits
+            lowers.add(Effect.MEMORY)
         if many_steps:
             new_steps = t.preview_new_steps
             edits.append(ConfigEdit(path(f, "sample_steps", ("sample", "sample_steps")), new_steps))
+            lowers.add(Effect.SPEED)
         if heavy_frames:
             new_frames = frames_ok
             edits.append(ConfigEdit(path(f, "sample_frames", ("sample", "num_frames")), new_frames))
+            lowers.add(Effect.MEMORY)
         if often and not edits:
             edits.append(ConfigEdit(path(f, "sample_every", ("sample", "sample_every")), t.preview_new_every))
+            lowers.add(Effect.SPEED)
 
     severity = (
         Severity.ERROR
@@ -152,6 +158,8 @@ def check(f: Facts) -> Finding | None:
         params=params,
         edits=edits,
         severity=severity,
+        # Without a config to edit, the advice is both: a smaller size and fewer steps.
+        effect=lowers.pop() if len(lowers) == 1 else Effect.BOTH,
     )
 
 

@@ -6,6 +6,7 @@ from diagnosis.facts_model import Facts
 from diagnosis.families import danger_conditions
 from diagnosis.models import Applicability, Finding, Phase, Severity
 from diagnosis.rules.base import (
+    VRAM_ONLY,
     Placement,
     RuleSpec,
     all_phases_but,
@@ -55,6 +56,8 @@ SPEC = RuleSpec(
     rank=11,
     check=check_risky,
     params=frozenset({"family", "family_label", "batch_one"}),
-    placement=Placement(phases={Phase.TRAINING_STEP: 20}, last_in=all_phases_but(Phase.TRAINING_STEP)),
+    placement=Placement(
+        phases={Phase.TRAINING_STEP: 20}, last_in=all_phases_but(Phase.TRAINING_STEP), ruled_out_by=VRAM_ONLY
+    ),
     group="gc",
 )

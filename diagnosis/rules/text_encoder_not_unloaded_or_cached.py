@@ -6,6 +6,7 @@ from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
 from diagnosis.rules.base import (
     CACHE_TE,
+    VRAM_ONLY,
     Placement,
     RuleSpec,
     checks_config,
@@ -136,6 +137,10 @@ SPEC = RuleSpec(
             "paths_off",
         }
     ),
-    placement=Placement(phases={Phase.MODEL_LOAD: 30, Phase.QUANTIZE: 30, Phase.TEXT_EMBEDDING_CACHING: 10}),
+    placement=Placement(
+        phases={Phase.MODEL_LOAD: 30, Phase.QUANTIZE: 30, Phase.TEXT_EMBEDDING_CACHING: 10},
+        # Unloading moves the text encoder into system RAM: it costs the host what it saves the card.
+        ruled_out_by=VRAM_ONLY,
+    ),
     words=WORDS,
 )

@@ -6,6 +6,7 @@ from diagnosis.facts_model import Facts
 from diagnosis.families import thresholds
 from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
 from diagnosis.rules.base import (
+    VRAM_ONLY,
     Placement,
     RuleSpec,
     checks_config,
@@ -35,6 +36,7 @@ SPEC = RuleSpec(
     placement=Placement(
         last_in=in_phases(
             Phase.MODEL_LOAD, Phase.QUANTIZE, Phase.LATENT_CACHING, Phase.TEXT_EMBEDDING_CACHING
-        )
+        ),
+        ruled_out_by=VRAM_ONLY,
     ),
 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from diagnosis.facts_model import Facts
+from typing import Any
+
+from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.models import Applicability, ConfigEdit, Finding, Phase, Severity
 from diagnosis.rules.base import (
     Placement,
@@ -16,25 +18,64 @@ from diagnosis.rules.base import (
     vram,
 )
 
+# The bucket `frames_ok` is given for (families.yaml), and the one assumed when a dataset names none.
+_BASE_BUCKET = 512
 
-def _wan_frames(limit: int) -> int:
-    """Video models take 4k+1 frames."""
-    return max(1, (limit - 1) // 4 * 4 + 1)
+
+def _grid(frames: int) -> int:
+    """Video models take 4k+1 frames: the largest such count not above `frames`."""
+    return max(1, (frames - 1) // 4 * 4 + 1)
+
+
+def _fits(f: Facts, bucket: int) -> int:
+    """The frames a clip may have at this bucket on this card (memory grows with frames × area)."""
+    return _grid(int(family(f).frames_ok_for(vram(f)) * _BASE_BUCKET**2 / bucket**2))
+
+
+def _cut(f: Facts, ds: DatasetFacts) -> tuple[int, list[int]]:
+    """The dataset's frames and buckets after the fix. A clip is cut by what memory needs, never to the
+    frame budget of its largest bucket (81 frames at 1024 would become 5): halve it on the 4k+1 grid,
+    or less only when even the smallest bucket cannot hold half; then drop the buckets that cannot
+    hold the shorter clip."""
+    buckets = ds.resolutions or [_BASE_BUCKET]
+    frames = min(_grid((ds.num_frames - 1) // 2 + 1), _fits(f, min(buckets)))
+    kept = [b for b in buckets if _fits(f, b) >= frames]
+    return frames, kept or [min(buckets)]
+
+
+def _over(f: Facts, ds: DatasetFacts) -> bool:
+    return ds.num_frames > 1 and ds.num_frames > _fits(f, max(ds.resolutions or [_BASE_BUCKET]))
+
+
+def _edits(f: Facts, over: list[DatasetFacts]) -> list[ConfigEdit]:
+    edits: list[ConfigEdit] = []
+    for ds in over:
+        frames, kept = _cut(f, ds)
+        edits.append(ConfigEdit(("datasets", ds.index, "num_frames"), frames))
+        key = f"datasets[{ds.index}].resolution"
+        if kept != ds.resolutions and key in f.paths:
+            value: Any = kept if len(ds.resolutions) > 1 else kept[0]
+            edits.append(ConfigEdit(f.paths[key], value))
+    return edits
 
 
 def check_video_frames(f: Facts) -> Finding | None:
     if not checks_config(f) or not family(f).is_video or f.num_frames <= 1:
         return None
-    largest = f.max_bucket or 512
-    budget = family(f).frames_ok_for(vram(f)) * (512 * 512) / (largest * largest)
-    limit = _wan_frames(int(budget))
-    over = [ds for ds in f.datasets if ds.num_frames > limit]
+    over = [ds for ds in f.datasets if _over(f, ds)]
     if not over:
         return None
+    frames, kept = _cut(f, over[0])
+    dropped = sorted({b for ds in over for b in ds.resolutions if b not in _cut(f, ds)[1]})
     return SPEC.finding(
-        evidence=ds_ev(f, over, "num_frames"),
-        params={"frames": f.num_frames, "new_frames": limit, **then_params(f)},
-        edits=[ConfigEdit(("datasets", ds.index, "num_frames"), limit) for ds in over],
+        evidence=ds_ev(f, over, "num_frames", "resolution"),
+        params={
+            "frames": over[0].num_frames,
+            "new_frames": frames,
+            **({"buckets_cut": True, "new_max_bucket": max(kept)} if dropped else {}),
+            **then_params(f),
+        },
+        edits=_edits(f, over),
         severity=Severity.ERROR if step_oom(f) else Severity.WARNING,
     )
 
@@ -44,10 +85,10 @@ SPEC = RuleSpec(
     order=90,
     severity=Severity.WARNING,
     applicability=Applicability.CHANGES_RESULTS,
-    reads=("num_frames", "max_bucket", "family", "vram_gib"),
+    reads=("num_frames", "datasets", "family", "vram_gib"),
     rank=28,
     check=check_video_frames,
-    params=frozenset({"frames", "new_frames", "then", "paths_off"}),
+    params=frozenset({"frames", "new_frames", "buckets_cut", "new_max_bucket", "then", "paths_off"}),
     placement=Placement(
         phases={Phase.LATENT_CACHING: 20, Phase.TRAINING_STEP: 50},
         last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE),

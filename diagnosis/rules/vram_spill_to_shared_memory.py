@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from diagnosis.facts_model import Facts
-from diagnosis.models import Applicability, Finding, Severity
+from diagnosis.models import Applicability, Effect, Finding, Severity
 from diagnosis.rules.base import Placement, RuleSpec, ev, no_oom_seen, slowdown
 
 # The user's words this rule listens for (case-insensitive, one line at a time; keep them linear:
@@ -57,4 +57,6 @@ SPEC = RuleSpec(
     # Before any change of the config: the crawl hides whether the job fits at all.
     placement=Placement(first=55),
     words=WORDS,
+    # The run stops crawling; it needs no less memory (that is what the error it then shows is for).
+    effect=Effect.SPEED,
 )

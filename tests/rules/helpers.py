@@ -9,6 +9,7 @@ from diagnosis import diagnose
 from diagnosis.config.edit import apply_text_edits, plan_edits
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.families import family_for
+from diagnosis.ladder import drop_ruled_out, rank_findings
 from diagnosis.models import Evidence, Finding, LogLine, OomEvent, OomKind, Phase
 from diagnosis.render import DiscordReply
 from diagnosis.render.templating import TARGETS, Wording
@@ -280,3 +281,23 @@ def assert_missing_key_is_said_missing(rule_id: str, key: str, lang: str) -> Non
     params = usable_params(rule_id, dict(finding.params))
     detail = str(Wording(lang, TARGETS["text"]).first(rule_id, ("detail", "detail_short"), params))
     assert f"`{key}`" in detail and "`train:`" in detail, detail
+
+
+# The fixes that only lower the card's memory: after the host ran out, none of them is a next step.
+VRAM_ONLY = frozenset(
+    {
+        "gc_off", "risky_family_gc_off", "no_low_vram", "text_encoder_not_unloaded_or_cached",
+        "train_text_encoder_on", "other_process_on_gpu", "gpu_too_small_for_model", "latents_not_cached",
+        "batch_too_large", "bucket_too_large", "preview_heavy", "video_frames_heavy", "high_rank",
+        "optimizer_full_precision_states", "fragmentation",
+    }
+)  # fmt: skip
+
+
+def ladder_after_host_oom(kind: OomKind, text: str) -> list[str]:
+    """The ranked findings of a FLUX config with every VRAM lever off, after the host ran out."""
+    f = facts(vram_gib=12.0, gradient_checkpointing=False, gc_explicit=True, low_vram=False, batch_size=4)
+    f.paths["gradient_checkpointing"] = ("train", "gradient_checkpointing")
+    f.has_log = f.has_oom = True
+    f.host_oom = OomEvent(kind=kind, where=LogLine(1, text))
+    return [x.rule_id for x in rank_findings(drop_ruled_out(run_rules(f)[0], f), f)]

@@ -3,11 +3,14 @@ when it fires and when not, its fix, and what the reply says of it in both langu
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from diagnosis import diagnose
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.models import Phase, Severity
-from diagnosis.render import message, render_discord
+from diagnosis.render import message, render_cli, render_discord
 from diagnosis.render.templating import TARGETS, Wording
 from diagnosis.render.view import usable_params
 from diagnosis.report import Report
@@ -139,3 +142,36 @@ def test_bucket_is_said_in_both_languages() -> None:
 def test_bucket_fix_keeps_the_buckets_the_card_holds() -> None:
     # Qwen-Image-Edit's shipped example is written for 32 GB: on 24 GB its 1024 bucket is too large.
     assert_fix_clears("bucket_too_large", shipped("train_lora_qwen_image_edit_2509_32gb"), vram_gib=24)
+
+
+# --- issue #19: "do I need to drop a bucket?" gets a direct answer -------------------------------------
+
+_ASKED = {
+    "en": "My run died with CUDA out of memory. Do I need to drop a bucket?",
+    "ja": "CUDA out of memory で止まりました。バケットを減らす必要はありますか？",
+}
+
+
+def _asked(lang: str, config_text: str, log: str | None = None) -> str:
+    inputs = [_ASKED[lang] + "\n```yaml\n" + config_text + "```\n"] + ([log] if log else [])
+    report = diagnose(inputs, locale=lang, gpu_vram_gib=24.0)
+    return render_cli(report, fmt="markdown", lang=lang)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_asked_about_a_bucket_too_big_for_the_card_the_answer_is_yes_and_why(lang: str) -> None:
+    text = _asked(
+        lang,
+        shipped("train_lora_flux_24gb", ("resolution: [512, 768, 1024]", "resolution: [512, 1024, 1536]")),
+    )
+    answer = next(line for line in text.splitlines() if message("reply.note.answer_prefix", lang) in line)
+    assert re.search(r"\byes\b" if lang == "en" else "はい", answer.lower()) and "1536" in answer, answer
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_asked_about_buckets_the_card_holds_the_answer_is_no_and_why(lang: str) -> None:
+    text = _asked(
+        lang, shipped("train_lora_flux_24gb", ("resolution: [512, 768, 1024]", "resolution: [512, 768]"))
+    )
+    answer = next(line for line in text.splitlines() if message("reply.note.answer_prefix", lang) in line)
+    assert re.search(r"\bno\b" if lang == "en" else "いいえ", answer.lower()), answer

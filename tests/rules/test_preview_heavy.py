@@ -7,7 +7,7 @@ import pytest
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Phase, Severity
-from diagnosis.render import message, render_discord
+from diagnosis.render import message, render_cli, render_discord
 from diagnosis.render.templating import TARGETS, Wording
 from diagnosis.render.view import usable_params
 from diagnosis.report import Report
@@ -165,3 +165,36 @@ def test_preview_fix_shrinks_the_preview() -> None:
         ("sample_steps: 25", "sample_steps: 40"),
     )
     assert_fix_clears("preview_heavy", text)
+
+
+# --- issue #19: "Lower Sample Steps" is a speed fix, not a memory fix ----------------------------------
+
+
+def _preview(**kw: object) -> Facts:
+    base: dict[str, object] = {
+        "sample_width": 1024, "sample_height": 1024, "sample_steps": 25, "sample_every": 250,
+        "sample_prompts": 2,
+    }  # fmt: skip
+    base.update(kw)
+    return facts(**base)
+
+
+@pytest.mark.parametrize(
+    ("kw", "effect"),
+    [
+        ({"sample_steps": 60}, "speed"),  # only the steps: the preview takes less time, not less memory
+        ({"sample_width": 1536, "sample_height": 1536}, "memory"),
+        ({"sample_width": 1536, "sample_height": 1536, "sample_steps": 60}, "both"),
+    ],
+)
+def test_the_preview_step_says_what_it_lowers(kw: dict[str, object], effect: str) -> None:
+    found = check("preview_heavy", _preview(vram_gib=24.0, **kw))
+    assert found.effect == effect, found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_fewer_sample_steps_are_marked_as_a_speed_fix_in_the_reply(lang: str) -> None:
+    report = Report([found("preview_heavy", _preview(sample_steps=60))], [], _preview(), lang, False)
+    text = render_cli(report, lang=lang)
+    assert message("reply.effect.speed", lang) in text, text
+    assert message("reply.applicability.memory_only", lang) not in text, text

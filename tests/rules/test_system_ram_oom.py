@@ -11,11 +11,13 @@ from tests.rules.helpers import (
     ALL_ON,
     LANGS,
     QWEN,
+    VRAM_ONLY,
     assert_said_in_both_languages,
     check,
     config,
     host,
     in_step,
+    ladder_after_host_oom,
     texts,
 )
 
@@ -54,3 +56,9 @@ def test_host_ram_fixes_suit_the_phase_and_the_config(lang: str) -> None:
 
 def test_system_ram_oom_is_said_in_both_languages() -> None:
     assert_said_in_both_languages("system_ram_oom", host(OomKind.HOST_KILLED))
+
+
+def test_the_steps_after_a_host_ram_oom_stay_host_side() -> None:
+    # Issue #19: step 2 after the OOM killer was a VRAM fix (gradient checkpointing, Low VRAM).
+    ids = ladder_after_host_oom(OomKind.HOST_KILLED, "Out of memory: Killed process 2187 (python)")
+    assert ids[0] == "system_ram_oom" and not set(ids) & VRAM_ONLY, ids
