@@ -276,3 +276,15 @@ def test_the_author_of_a_reply_outlives_its_case(tmp_path: Path) -> None:
     store.purge(before=200.0, stats_before=150.0)
     assert store.reply_author(2) is None
     store.close()
+
+
+def test_a_small_case_is_packed_with_zlib_and_a_big_one_with_lzma() -> None:
+    from bot.store import pack_inputs, unpack_inputs
+
+    # LZMA costs about 1.6 ms to set up on every call, and a small case is written on the event loop.
+    small = (("message", "train:\n  batch_size: 4\n"),)
+    big = (("message", "OOM"), ("oom.log", _log(4_000)))  # 140 KB: over 64 KiB, kept whole
+    assert not pack_inputs(small).startswith(b"\xfd7zXZ\x00")
+    assert pack_inputs(big).startswith(b"\xfd7zXZ\x00")
+    assert unpack_inputs(pack_inputs(small)) == small
+    assert unpack_inputs(pack_inputs(big)) == big

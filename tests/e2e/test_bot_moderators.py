@@ -91,3 +91,25 @@ async def test_the_check_cooldown_holds_members_back_and_not_moderators(
             await fake.slash_command(person, fake.general, "oom-check", {"text": CONFIG})
         )
         assert FIX_LINE in fake.text_of(shown), person.name
+
+
+async def test_a_public_check_from_another_channel_follows_the_members_edit(
+    fake: FakeDiscord, bots: Bots
+) -> None:
+    """A moderator's public check is the message's answer: the member's edit updates it, in the
+    channel where the moderator posted it."""
+    await bots.start()
+    target = await fake.user_sends(fake.alice, fake.general, fenced(CONFIG))
+    options = {"message": fake.message_link(target), "public": True}
+    original = await fake.shown(
+        await fake.slash_command(fake.moderator, fake.help_channel, "oom-check", options)
+    )
+    assert _is_public_diagnosis(fake, original, fake.help_channel)
+    await fake.user_edits(target, fenced(config_variant(9)))
+    await fake.wait_for(
+        lambda: "batch 9," in fake.text_of(fake.message(original["id"])),
+        what="the public answer to follow the edit",
+    )
+    await fake.settle()
+    assert [r.status for r in fake.calls("edit_message")] == [200]
+    assert fake.bot_posts() == [], "the edit updated the answer, it posted nothing"

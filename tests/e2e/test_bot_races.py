@@ -8,6 +8,7 @@ from .botharness import Bots
 from .cases import CONFIG, EPHEMERAL, FIX_LINE, config_variant, fenced
 from .fakecord import FakeDiscord
 from .fakecord.payloads import Json
+from .fakecord.server import LOADING
 
 pytestmark = [pytest.mark.e2e]
 
@@ -70,7 +71,7 @@ async def test_moderators_racing_auto_mode_give_one_public_diagnosis(fake: FakeD
     assert len(public) == 1, f"{len(public)} public diagnoses of one message"
     for inter in interactions:
         if inter.original_id is not None and inter.original_id in fake.messages:
-            assert not fake.message(inter.original_id)["flags"] & 128, "no interaction is left thinking"
+            assert not fake.message(inter.original_id)["flags"] & LOADING, "no interaction is left thinking"
 
     # Later, the message has its answer: a moderator is pointed to it, privately.
     late = await fake.message_command(second, target, fake.context_menu())
