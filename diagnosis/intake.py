@@ -41,6 +41,7 @@ from diagnosis.lazyre import LazyPattern
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader.detect import WHOLE_CHARS, is_log_text
 from diagnosis.models import Intake, Piece, PieceKind, SecretHit
+from diagnosis.names import display_name
 from diagnosis.scrub import LineShapes, scrub_screening
 from locales import DEFAULT_LANGUAGE, LANGUAGES, SCRIPTS
 
@@ -968,7 +969,12 @@ def read_case(
     truncated = False
     decoded_inputs: list[_Input] = []
     for index, data in enumerate(inputs):
-        source = sources[index] if sources is not None and index < len(sources) else f"message {index + 1}"
+        # A file name is quoted by the reply and the CLI: nothing hidden in it may reach them.
+        source = (
+            display_name(sources[index])
+            if sources is not None and index < len(sources)
+            else f"message {index + 1}"
+        )
         decoded = decode(data, limits.max_input_bytes)
         truncated = truncated or decoded.truncated
         text, found, shapes = scrub_screening(decoded.text, source, decoded.utf8)
