@@ -480,7 +480,13 @@ def _yaml_end(lines: list[str], start: int, budget: int) -> int:
         key = _YAML_KEY_LINE.match(line)
         if key is None:
             break
-        if key.group(2).strip("\"'") not in ALL_KEYS and not _nested_below(lines, i, indent):
+        if (
+            key.group(2).strip("\"'") not in ALL_KEYS
+            and not _nested_below(lines, i, indent)
+            # `gc_part: &gc {gradient_checkpointing: false}`: an anchor or an alias is YAML, and the
+            # config's aliases need it (cut off, they would read as nothing)
+            and line[key.end() :].lstrip()[:1] not in ("&", "*")
+        ):
             break  # "Note: it crashed" — an unknown key with nothing nested under it is prose
         i += 1
     while i > start and not lines[i - 1].strip():
