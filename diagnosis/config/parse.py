@@ -426,11 +426,26 @@ def _config_error(text: str, line: int, column: int, problem: str) -> ConfigErro
     return ConfigError(line=line + 1, column=column + 1, problem=problem, line_text=line_text, tab_indent=tab)
 
 
+def _reader_error_at(text: str) -> tuple[int, int] | None:
+    """(line, column), 0-based, of the first character YAML does not accept (a control character).
+
+    The reader's error carries no mark, only an offset, which libyaml counts in bytes of UTF-8 and the
+    Python reader in characters: the character is found again with the reader's own definition."""
+    found = yaml.reader.Reader.NON_PRINTABLE.search(text)
+    if found is None:
+        return None
+    index = found.start()
+    return text.count("\n", 0, index), index - (text.rfind("\n", 0, index) + 1)
+
+
 def _yaml_error(text: str, exc: yaml.YAMLError) -> ConfigError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["invalid YAML"])[0]
     line = mark.line if mark is not None else 0
     column = mark.column if mark is not None else 0
+    at = _reader_error_at(text) if isinstance(exc, yaml.reader.ReaderError) else None
+    if at is not None:
+        line, column = at
     if (
         problem == "found character that cannot start any token"
         and mark is not None
