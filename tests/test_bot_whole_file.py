@@ -93,3 +93,33 @@ def test_the_file_button_names_a_ladder_step() -> None:
     assert decode("oom:file:12") == ButtonAction("file", "12")
     for bad in ("oom:file", "oom:file:0", "oom:file:100", "oom:file:en"):
         assert decode(bad) is None
+
+
+# Hidden in attachment names: an escape that clears the screen, bidi marks (U+061C, U+200E/F, an
+# override, an isolate), a tag character, the Hangul filler and the blank Braille pattern.
+_HIDDEN = "\x1b[2J\u061c\u200e\u200f\u202e\u2066\U000e0041\u3164\u2800"
+_NEVER = "\x1b\u061c\u200e\u200f\u202e\u2066\U000e0041\u3164\u2800"
+
+
+async def test_attachment_names_reach_the_reply_with_nothing_hidden(tmp_path: Path) -> None:
+    from bot.inputs import gather_message
+    from tests.bot_fakes import FakeAttachment, FakeMessage
+
+    message = FakeMessage(
+        "",
+        [
+            FakeAttachment(f"job{_HIDDEN}.yaml", SHORT.encode()),
+            FakeAttachment(f"screen{_HIDDEN}.png", b"\x89PNG", "image/png"),
+        ],
+    )
+    gathered = await gather_message(message, cap=65536, bot_user_id=None)  # type: ignore[arg-type]
+    bot = await make_bot(tmp_path, DiagnosisEngine())  # type: ignore[arg-type]
+    try:
+        request = Request(gathered=gathered, guild_id=1, channel_id=10, author_id=7, source_id=99)
+        prepared = await bot.service.prepare(request, lang="en")
+    finally:
+        bot.service.close()
+    public = _public_text(prepared)
+    assert "job" in public and "screen" in public  # the evidence and the note name both files
+    for ch in _NEVER:
+        assert ch not in public
