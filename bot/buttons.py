@@ -79,14 +79,15 @@ class ButtonHandlers(commands.Cog):
             # A follow-up: the response was the defer.
             await say_privately(interaction, service.t("deleted", lang))
             return
-        if action.action == "file" and not (owner or moderator):
-            await say_privately(interaction, service.t("whole_file_forbidden", lang))
-            return
         if case is None:
+            # The asker is known from the case alone: once it is gone, nothing can be rebuilt for anyone.
             await say_privately(interaction, service.t("case_expired", lang))
             return
         if action.action == "file":
-            await self._send_whole_file(interaction, case, int(action.arg))
+            if owner or moderator:
+                await self._send_whole_file(interaction, case, int(action.arg))
+            else:
+                await say_privately(interaction, service.t("whole_file_forbidden", lang))
             return
         await self._rerender(interaction, case, action, in_place=owner or moderator)
 

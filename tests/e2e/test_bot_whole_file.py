@@ -3,6 +3,8 @@ to moderators, refused politely to anyone else, never posted in the channel."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from .botharness import Bots
@@ -61,3 +63,16 @@ async def test_the_whole_file_goes_privately_to_the_asker_and_moderators_only(
     # Nothing of it reached the channel: the only public post is the reply, unchanged.
     assert len(fake.bot_posts()) == 1
     assert FAR not in fake.text_of(fake.message(reply["id"]))
+
+
+async def test_after_the_retention_period_the_asker_is_told_the_inputs_are_gone(
+    fake: FakeDiscord, bot: Bots
+) -> None:
+    reply = await _long_reply(fake)
+    with sqlite3.connect(bot.database) as db:  # what the hourly purge does after OOMCHECK_RETENTION_DAYS
+        db.execute("DELETE FROM cases WHERE reply_id = ?", (int(reply["id"]),))
+    inter = await fake.click(fake.alice, reply, "oom:file:1")
+    callback = await fake.wait_responded(inter)
+    await fake.settle()
+    assert callback["type"] == 4 and callback["data"]["flags"] & EPHEMERAL
+    assert "no longer stored" in callback["data"]["content"] and not inter.followup_ids
