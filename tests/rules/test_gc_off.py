@@ -121,7 +121,15 @@ def test_gc_off_through_an_alias_or_a_merge_key_is_read_and_fixed_here(
     from diagnosis import diagnose
 
     report = diagnose([text], steps=1)
-    assert "gc_off" in [f.rule_id for f in report.findings]
+    (found,) = [f for f in report.findings if f.rule_id == "gc_off"]
+    # The evidence quotes the line that turns it off, where that is (for a merge key: in the anchor).
+    lines = text.splitlines()
+    (evidence,) = found.evidence
+    assert evidence.line is not None
+    assert evidence.text == lines[evidence.line - 1].strip()
+    assert (
+        "gradient_checkpointing: *no_gc" in evidence.text or "gradient_checkpointing: false" in evidence.text
+    )
     step = report.ladder[0]
     assert step.rule_ids[:1] == ["gc_off"] and step.verified
     corrected = step.corrected_config
