@@ -1,8 +1,9 @@
-"""Clicks on the follow-up buttons: next ladder step, other language, feedback, delete.
+"""Clicks on the follow-up buttons: next ladder step, other language, feedback, delete, whole file.
 
 The inputs come back from the store (scrubbed), so the buttons work after a restart. The asker and
 moderators change the reply in place; anyone else gets their own private copy, so nobody can rewrite
-a reply under someone else's eyes.
+a reply under someone else's eyes. The whole corrected config is never posted in the channel: the
+asker and moderators get it privately, anyone else a polite refusal.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from discord.ext import commands
 from bot.inputs import Gathered, SourcedText
 from bot.permissions import interaction_is_moderator
 from bot.request import Request
-from bot.send import say_privately
+from bot.send import Outgoing, say_privately
 from bot.service import ReplyService
 from bot.store import Case
 from bot.views import ButtonAction, OomButton, OomLanguageMenu
@@ -82,9 +83,32 @@ class ButtonHandlers(commands.Cog):
             await say_privately(interaction, service.t("deleted", lang))
             return
         if case is None:
+            # The asker is known from the case alone: once it is gone, nothing can be rebuilt for anyone.
             await say_privately(interaction, service.t("case_expired", lang))
             return
+        if action.action == "file":
+            if owner or moderator:
+                await self._send_whole_file(interaction, case, int(action.arg))
+            else:
+                await say_privately(interaction, service.t("whole_file_forbidden", lang))
+            return
         await self._rerender(interaction, case, action, in_place=owner or moderator)
+
+    async def _send_whole_file(self, interaction: discord.Interaction, case: Case, step: int) -> None:
+        """The whole corrected config of `step`, built again from the stored inputs, to the clicker
+        alone (an ephemeral follow-up)."""
+        service = self.service
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        request = _request_of(case, case.language if case.explicit_language else None, deletable=False)
+        report = await service.diagnose(request, steps=step)
+        prepared = await service.build(request, report, step=step, lang=case.language)
+        whole = prepared.whole_config
+        if whole is None:
+            await say_privately(interaction, service.t("whole_file_gone", case.language))
+            return
+        text = service.t("whole_file_here", case.language, step=step)
+        outgoing = Outgoing(content=text, files=(whole,))
+        await interaction.followup.send(**outgoing.send_kwargs(), ephemeral=True)
 
     async def _rerender(
         self, interaction: discord.Interaction, case: Case, action: ButtonAction, *, in_place: bool
@@ -97,18 +121,8 @@ class ButtonHandlers(commands.Cog):
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
-        request = Request(
-            gathered=Gathered(tuple(SourcedText(source, text) for source, text in case.inputs)),
-            guild_id=case.guild_id,
-            channel_id=case.channel_id,
-            author_id=case.author_id,
-            source_id=None,
-            explicit_language=lang if explicit else None,
-            gpu_vram_gib=case.gpu_vram_gib,
-            deletable=in_place
-            and interaction.message is not None
-            and not interaction.message.flags.ephemeral,
-        )
+        deletable = in_place and interaction.message is not None and not interaction.message.flags.ephemeral
+        request = _request_of(case, lang if explicit else None, deletable=deletable)
         report = await service.diagnose(request, steps=step)
         if step > max(1, len(report.ladder)):
             await say_privately(interaction, service.t("no_more_steps", lang))
@@ -118,3 +132,17 @@ class ButtonHandlers(commands.Cog):
             await service.respond_in_place(interaction, prepared, case)
         else:
             await service.follow_up(interaction, prepared)
+
+
+def _request_of(case: Case, explicit_language: str | None, *, deletable: bool) -> Request:
+    """The request a stored case is answered again from."""
+    return Request(
+        gathered=Gathered(tuple(SourcedText(source, text) for source, text in case.inputs)),
+        guild_id=case.guild_id,
+        channel_id=case.channel_id,
+        author_id=case.author_id,
+        source_id=None,
+        explicit_language=explicit_language,
+        gpu_vram_gib=case.gpu_vram_gib,
+        deletable=deletable,
+    )

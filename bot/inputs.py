@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import discord
 
 from bot.diagnosis_port import InputKinds
+from diagnosis.names import display_name
 
 TEXT_EXTENSIONS = (".yaml", ".yml", ".json", ".txt", ".log")
 # Text files read from one message (a config and a log, with room to spare); together they stay
@@ -161,7 +162,8 @@ async def gather_message(
         over = taken >= MAX_TEXT_ATTACHMENTS or kept > budget
         if readable and attachment.size <= limit and over:
             # Ten files of almost the cap each would be ten times the input cap for one message.
-            parts.append(Gathered((), (IgnoredFile(attachment.filename, "many", attachment.size),)))
+            name = display_name(attachment.filename)
+            parts.append(Gathered((), (IgnoredFile(name, "many", attachment.size),)))
             continue
         part = await read_attachment(attachment, cap=cap, read_limit=limit)
         parts.append(part)
@@ -179,8 +181,9 @@ async def read_attachment(
     Up to `cap` bytes the whole file is read. A larger one, up to `read_limit` (default: `cap`), is
     downloaded and only its end is kept, with a note saying so; a still larger one is skipped.
     """
-    name, size = attachment.filename, attachment.size
-    if not is_text_attachment(name, attachment.content_type):
+    # The name is quoted in the reply: nothing hidden in it (bidi marks, fillers, escapes) may reach it.
+    name, size = display_name(attachment.filename), attachment.size
+    if not is_text_attachment(attachment.filename, attachment.content_type):
         return Gathered((), (IgnoredFile(name, "type", size),))
     if size > largest_read(cap, read_limit):
         return Gathered((), (IgnoredFile(name, "size", size),))

@@ -35,3 +35,5 @@ class Prepared:
     step: int
     outgoing: Outgoing
     buttons: ReplyButtons
+    # The whole corrected config (name, bytes): never part of `outgoing`, sent privately on request.
+    whole_config: tuple[str, bytes] | None = None

@@ -271,6 +271,7 @@ class ReplyService:
             next_step=self.t("button.next_step", lang),
             language=self.t("button.language", lang),
             delete=self.t("button.delete", lang),
+            whole_file=self.t("button.whole_file", lang),
         )
         buttons = ReplyButtons(
             labels,
@@ -279,8 +280,11 @@ class ReplyService:
             lang=lang,
             deletable=request.deletable,
             menu=self.language_menu(lang),
+            whole_file=reply.whole_config is not None,
         )
-        return Prepared(request, report, lang, step, from_reply(reply, notes), buttons)
+        whole = reply.whole_config
+        whole_config = None if whole is None else (whole.name, whole.data)
+        return Prepared(request, report, lang, step, from_reply(reply, notes), buttons, whole_config)
 
     async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
         return await self.build(request, await self.diagnose(request, steps=step), step=step, lang=lang)

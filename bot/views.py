@@ -2,8 +2,9 @@
 
 custom_id grammar (≤ 100 characters, matched by `OomButton`'s template):
 `oom:step:<n>` render ladder step n · `oom:lang:<language>` re-render in that language ·
-`oom:up` / `oom:down` feedback · `oom:del` delete the reply. With more than two reply languages the
-language button gives way to a menu, `oom:language`, whose chosen value is the language.
+`oom:up` / `oom:down` feedback · `oom:del` delete the reply · `oom:file:<n>` send the whole corrected
+config of step n privately. With more than two reply languages the language button gives way to a
+menu, `oom:language`, whose chosen value is the language.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import discord
 
 from bot.languages import reply_languages
 
-# The emoji of each emoji-only button (and of the delete button, which has a label too).
-_EMOJI = {"up": "👍", "down": "👎", "del": "🗑️"}
+# The emoji of each emoji-only button (and of the delete and file buttons, which have labels too).
+_EMOJI = {"up": "👍", "down": "👎", "del": "🗑️", "file": "📄"}
+# Discord lays out at most five buttons in a row.
+_ROW = 5
 
-_TEMPLATE = r"oom:(?P<action>step|lang|up|down|del)(?::(?P<arg>[a-z0-9]{1,6}))?"
+_TEMPLATE = r"oom:(?P<action>step|lang|up|down|del|file)(?::(?P<arg>[a-z0-9]{1,6}))?"
 _PATTERN = re.compile(_TEMPLATE)
 # Not matched by `_TEMPLATE`: "lang" there must be followed by ":" or the end.
 _MENU_ID = "oom:language"
@@ -28,7 +31,7 @@ _MENU_ID = "oom:language"
 
 @dataclass(frozen=True)
 class ButtonAction:
-    action: str  # "step", "lang", "up", "down", "del"
+    action: str  # "step", "lang", "up", "down", "del", "file"
     arg: str = ""
 
     def encode(self) -> str:
@@ -41,10 +44,15 @@ def decode(custom_id: str) -> ButtonAction | None:
         return None
     action = ButtonAction(match["action"], match["arg"] or "")
     valid = {
-        "step": action.arg.isdigit() and 1 <= int(action.arg) <= 99,
+        "step": _is_step(action.arg),
+        "file": _is_step(action.arg),
         "lang": action.arg in reply_languages(),
     }.get(action.action, action.arg == "")
     return action if valid else None
+
+
+def _is_step(arg: str) -> bool:
+    return arg.isdigit() and 1 <= int(arg) <= 99
 
 
 ButtonHandler = Callable[[discord.Interaction, ButtonAction], Awaitable[None]]
@@ -121,6 +129,7 @@ class ButtonLabels:
     next_step: str
     language: str
     delete: str
+    whole_file: str = ""
 
 
 class ReplyButtons(NamedTuple):
@@ -133,6 +142,7 @@ class ReplyButtons(NamedTuple):
     lang: str
     deletable: bool
     menu: tuple[LanguageChoice, ...] = ()  # empty: a toggle button to the other language
+    whole_file: bool = False  # the reply offers its whole corrected config (sent privately on a click)
 
     def actions(self) -> list[tuple[ButtonAction, str, discord.ButtonStyle]]:
         """(action, label, style) of each button, left to right."""
@@ -149,21 +159,25 @@ class ReplyButtons(NamedTuple):
         buttons.append((ButtonAction("down"), "", secondary))
         if self.deletable:
             buttons.append((ButtonAction("del"), labels.delete, discord.ButtonStyle.danger))
+        if self.whole_file:
+            buttons.append((ButtonAction("file", str(self.step)), labels.whole_file, secondary))
         return buttons
 
     def view(self) -> discord.ui.View:
         view = discord.ui.View(timeout=None)
-        for action, label, style in self.actions():
-            view.add_item(OomButton(action, label=label, style=style))
+        for n, (action, label, style) in enumerate(self.actions()):
+            button = OomButton(action, label=label, style=style)
+            button.row = n // _ROW
+            view.add_item(button)
         if self.menu:
             view.add_item(OomLanguageMenu(self.menu))  # a menu is a row's full width: the next row
         return view
 
     def components(self) -> list[dict[str, Any]]:
-        """What `view().to_components()` gives, without building the view: at most five buttons,
-        so one action row, each button laid out as discord.py lays out a `ButtonComponent`; the
-        language menu, if any, in a row of its own below."""
-        row = []
+        """What `view().to_components()` gives, without building the view: the buttons five to a
+        row, each laid out as discord.py lays out a `ButtonComponent`; the language menu, if any, in
+        a row of its own below."""
+        row: list[dict[str, Any]] = []
         for action, label, style in self.actions():
             button: dict[str, Any] = {"type": 2, "style": style.value, "disabled": False}
             if label:
@@ -173,7 +187,7 @@ class ReplyButtons(NamedTuple):
             if emoji is not None:
                 button["emoji"] = {"id": None, "name": emoji}
             row.append(button)
-        rows = [{"type": 1, "components": row}]
+        rows = [{"type": 1, "components": row[i : i + _ROW]} for i in range(0, len(row), _ROW)]
         if self.menu:
             rows.append({"type": 1, "components": [_menu_select(self.menu).to_component_dict()]})
         return rows

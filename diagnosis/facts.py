@@ -225,7 +225,7 @@ class _Config:
 
     def evidence(self, real: KeyPath, value: Any) -> Evidence | None:
         """Where the value at the document path `real` (`value`, read by the caller) is written."""
-        entry = self.doc.source_map.get(self.prefix + real)
+        entry = self.doc.written_at(self.prefix + real)
         if entry is None:
             return None
         span = entry.key or entry.value

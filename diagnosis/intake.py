@@ -41,6 +41,7 @@ from diagnosis.lazyre import LazyPattern
 from diagnosis.limits import DEFAULT_LIMITS, Limits
 from diagnosis.logreader.detect import WHOLE_CHARS, is_log_text
 from diagnosis.models import Intake, Piece, PieceKind, SecretHit
+from diagnosis.names import display_name
 from diagnosis.scrub import LineShapes, scrub_screening
 from locales import DEFAULT_LANGUAGE, LANGUAGES, SCRIPTS
 
@@ -479,7 +480,13 @@ def _yaml_end(lines: list[str], start: int, budget: int) -> int:
         key = _YAML_KEY_LINE.match(line)
         if key is None:
             break
-        if key.group(2).strip("\"'") not in ALL_KEYS and not _nested_below(lines, i, indent):
+        if (
+            key.group(2).strip("\"'") not in ALL_KEYS
+            and not _nested_below(lines, i, indent)
+            # `gc_part: &gc {gradient_checkpointing: false}`: an anchor or an alias is YAML, and the
+            # config's aliases need it (cut off, they would read as nothing)
+            and line[key.end() :].lstrip()[:1] not in ("&", "*")
+        ):
             break  # "Note: it crashed" — an unknown key with nothing nested under it is prose
         i += 1
     while i > start and not lines[i - 1].strip():
@@ -968,7 +975,12 @@ def read_case(
     truncated = False
     decoded_inputs: list[_Input] = []
     for index, data in enumerate(inputs):
-        source = sources[index] if sources is not None and index < len(sources) else f"message {index + 1}"
+        # A file name is quoted by the reply and the CLI: nothing hidden in it may reach them.
+        source = (
+            display_name(sources[index])
+            if sources is not None and index < len(sources)
+            else f"message {index + 1}"
+        )
         decoded = decode(data, limits.max_input_bytes)
         truncated = truncated or decoded.truncated
         text, found, shapes = scrub_screening(decoded.text, source, decoded.utf8)

@@ -138,6 +138,21 @@ class ConfigDoc(Record):
     # The pasted text ends inside a value (a message cut at Discord's length limit): `data` is what the
     # complete lines before the cut hold, and `piece` holds those lines only.
     cut_off: bool = False
+    # A key that a merge key (`<<: *base`) brought in has no entry of its own in `source_map`; this
+    # gives the path where it is written (in the anchored mapping), for evidence only: an edit there
+    # would change every place that merges it.
+    merged_from: dict[KeyPath, KeyPath] = field(default_factory=dict)
+
+    def written_at(self, path: KeyPath) -> SourceEntry | None:
+        """The source entry of `path`, or of the line a merge key brought its value from."""
+        entry = self.source_map.get(path)
+        if entry is not None or not self.merged_from:
+            return entry
+        for depth in range(len(path), 0, -1):
+            origin = self.merged_from.get(path[:depth])
+            if origin is not None:
+                return self.source_map.get((*origin, *path[depth:]))
+        return None
 
     @property
     def ok(self) -> bool:

@@ -202,6 +202,13 @@ def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser
     return parser
 
 
+def _shown(path: str) -> str:
+    """A path as a message prints it: a name's escape sequences and bidi marks never reach the terminal."""
+    from diagnosis.names import display_name
+
+    return display_name(path)
+
+
 def _valid_vram(value: float | None) -> bool:
     # nan, inf and negative sizes would poison every threshold comparison downstream
     return value is None or (math.isfinite(value) and 0 < value <= MAX_GPU_VRAM_GIB)
@@ -223,7 +230,9 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             texts.append(read_input(raw, cap))
         except OSError as exc:
-            err.write(cli_message("cli.unreadable", lang, path=raw, reason=os_reason(exc, lang)) + "\n")
+            err.write(
+                cli_message("cli.unreadable", lang, path=_shown(raw), reason=os_reason(exc, lang)) + "\n"
+            )
             return EXIT_USAGE
         sources.append(os.path.basename(raw))
 
@@ -287,12 +296,29 @@ def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list
 
 class _Fix(NamedTuple):
     """What --fix is about to do: write `corrected` to `target` (None: nothing to write), after saying
-    `notes`; `restored`: the written file has the user's own home paths back."""
+    `notes`; `restored`: the written file has the user's own home paths back; `replace`: `target` is the
+    original, overwritten; `mode`: the written file's permissions; `refused`: the command line asked for
+    something unsafe (a usage error, not merely nothing to write)."""
 
     target: str | None
     corrected: str
     restored: bool
     notes: list[str]
+    replace: bool = False
+    mode: int = 0o644
+    refused: bool = False
+
+
+def _source_mode(raw: str) -> int:
+    """The permissions the corrected copy of `raw` gets: the original's (a private config stays
+    private), or a new file's for standard input and anything that is not a regular file."""
+    from oomcheck.fixfile import default_mode
+
+    try:
+        st = os.stat(raw)
+    except OSError:
+        return default_mode()
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else default_mode()
 
 
 def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang: str) -> _Fix:
@@ -305,9 +331,14 @@ def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang
 
     from diagnosis.decode import decode
     from diagnosis.scrub import scrub
+    from oomcheck.fixfile import default_mode, in_place_refusal
 
     index = config.piece.input_index
     raw = args.paths[index] if index < len(args.paths) else "-"
+    refusal = in_place_refusal(raw) if args.in_place else None
+    if refusal is not None:
+        # Overwriting a pipe waits for a reader that is gone; overwriting a link writes elsewhere.
+        return _Fix(None, "", False, [cli_message(refusal, lang, path=_shown(raw))], refused=True)
     # Only a file that is the config and nothing else may be overwritten: a config cut out of a log or
     # a message is written beside it instead.
     original = decode(texts[index], DEFAULT_LIMITS.max_input_bytes).text
@@ -342,33 +373,38 @@ def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang
     else:
         path = Path(raw)
         target = path.with_name(f"{path.stem}.fixed{path.suffix if whole_file else suffix}")
+    if target.is_symlink():
+        return _Fix(
+            None, "", False, [cli_message("cli.symlink", lang, path=_shown(str(target)))], refused=True
+        )
     if target.exists() and not in_place:
         # --in-place is a way out only for a file that is the config alone (given, it would be in place).
         could_overwrite = whole_file and not holds_token
         key = "cli.fix_exists_in_place" if could_overwrite else "cli.fix_exists"
-        return _Fix(None, "", False, [cli_message(key, lang, path=str(target))])
+        return _Fix(None, "", False, [cli_message(key, lang, path=_shown(str(target)))])
     notes = []
     if args.in_place and not in_place:
         reason = "cli.not_in_place_token" if whole_file else "cli.not_in_place"
-        notes.append(cli_message(reason, lang, path=raw))
-    return _Fix(str(target), corrected, restored, notes)
+        notes.append(cli_message(reason, lang, path=_shown(raw)))
+    mode = default_mode() if raw == "-" else _source_mode(raw)
+    return _Fix(str(target), corrected, restored, notes, replace=in_place, mode=mode)
 
 
 def _write_fix(fix: _Fix, lang: str, err: TextIO) -> bool:
     """Say the plan's notes and write the corrected config; False when the disk refused it."""
+    from oomcheck.fixfile import write_atomically
+
     for note in fix.notes:
         err.write(note + "\n")
     if fix.target is None:
-        return True
+        return not fix.refused
     try:
-        # newline="": the corrected text keeps the config's own line breaks
-        with open(fix.target, "w", encoding="utf-8", newline="") as fh:
-            fh.write(fix.corrected)
+        write_atomically(fix.target, fix.corrected, mode=fix.mode, replace=fix.replace)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        err.write(cli_message("cli.unwritable", lang, path=fix.target, reason=reason) + "\n")
+        err.write(cli_message("cli.unwritable", lang, path=_shown(fix.target), reason=reason) + "\n")
         return False
-    err.write(cli_message("cli.fix_written", lang, path=fix.target) + "\n")
+    err.write(cli_message("cli.fix_written", lang, path=_shown(fix.target)) + "\n")
     return True
 
 

@@ -20,6 +20,7 @@ labels_ = st.builds(
     next_step=st.text(max_size=80),
     language=st.text(max_size=80),
     delete=st.text(max_size=80),
+    whole_file=st.text(max_size=80),
 )
 buttons_ = st.builds(
     ReplyButtons,
@@ -28,6 +29,7 @@ buttons_ = st.builds(
     has_next=st.booleans(),
     lang=st.sampled_from(["ja", "en"]),
     deletable=st.booleans(),
+    whole_file=st.booleans(),
 )
 
 

@@ -446,3 +446,39 @@ def test_parse_config_never_raises_on_yaml_like_noise(parts: list[str]) -> None:
         doc = parse(text, kind, Limits(max_yaml_nodes=200, max_yaml_depth=8))
         for path, entry in doc.source_map.items():
             assert 0 <= entry.value.start_index <= entry.value.end_index <= len(text), path
+
+
+_CONTROL_YAML = (
+    "job: extension\n"
+    "config:\n"
+    '  name: "日本語のLoRA"\n'
+    "  process:\n"
+    "    - type: sd_trainer\n"
+    "      train:\n"
+    "        gradient_checkpointing: false\n"
+    "        lr: 1e-4 # 学習率\x07 here\n"
+)
+_CONTROL_JSON = (
+    '{\n  "job": "extension",\n  "config": {\n    "name": "日本語\x1b[31m",\n    "process": []\n  }\n}\n'
+)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"], ids=["", "bom"])
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    # Columns count characters: the three kanji before the control character are three columns.
+    [(_CONTROL_YAML, 8, 23), (_CONTROL_JSON, 4, 17)],
+    ids=["yaml", "json"],
+)
+def test_a_control_character_is_reported_at_its_own_line_and_column(
+    text: str, line: int, column: int, newline: str, bom: bytes
+) -> None:
+    from diagnosis import diagnose
+
+    data = bom + text.replace("\n", newline).encode("utf-8")
+    report = diagnose([data], sources=["job.yaml"], steps=0)
+    invalid = [f for f in report.findings if f.params.get("line") is not None and "column" in f.params]
+    assert len(invalid) == 1
+    assert (invalid[0].params["line"], invalid[0].params["column"]) == (line, column)
+    assert [e.line for e in invalid[0].evidence] == [line]

@@ -45,7 +45,8 @@ def texts(reply: DiscordReply) -> list[str]:
 
 
 def everything(reply: DiscordReply) -> str:
-    return "\n".join(texts(reply) + [f.data.decode() for f in reply.files])
+    offered = [reply.whole_config] if reply.whole_config is not None else []
+    return "\n".join(texts(reply) + [f.data.decode() for f in [*reply.files, *offered]])
 
 
 # ---------------------------------------------------------------------------------------------- language
@@ -95,8 +96,11 @@ def test_gc_reply_leads_with_phase_step_and_context_then_ladder_order() -> None:
     fix = reply.embeds[1]["description"]
     assert "```yaml\n" in fix and "gradient_checkpointing: true  # turned off for speed" in fix
     assert "```diff\n" in fix and "-        gradient_checkpointing: false" in fix
-    assert [f.name for f in reply.files] == ["config.step1.fixed.yaml"]
-    assert reply.files[0].data.decode() == report.ladder[0].corrected_config
+    # The whole file is offered, never attached to the public reply (see test_bot_whole_file.py).
+    assert reply.files == []
+    assert reply.whole_config is not None and reply.whole_config.name == "config.step1.fixed.yaml"
+    assert reply.whole_config.data.decode() == report.ladder[0].corrected_config
+    assert message("reply.config.whole_file_offered", "en") in fix
 
 
 def test_ja_reply_says_the_same_in_japanese() -> None:
@@ -199,9 +203,9 @@ def test_cli_markdown_is_the_bot_reply(case: str) -> None:
             local = re.split(r"\{\w+\}", message(f"reply.secret.{part}_cli", lang))
             for old, new in zip(said, local, strict=True):
                 expected = [p.replace(old, new) for p in expected] if old else expected
-        for f in reply.files:
-            attached = message("reply.config.attached", lang, name=f.name)
-            expected = [part.replace(attached, cli_fix) for part in expected]
+        if reply.whole_config is not None:
+            offered = message("reply.config.whole_file_offered", lang)
+            expected = [part.replace(offered, cli_fix) for part in expected]
         if reply.embeds and cli_fix not in expected[-1] and len(reply.embeds) == 2:
             apply = message("reply.config.apply", lang)
             expected[-1] = expected[-1].replace(apply, f"{cli_fix}\n{apply}")

@@ -55,6 +55,9 @@ def snapshot(reply: DiscordReply) -> str:
         parts += [f"<<embed: {embed.get('title', '')}>>", embed.get("description", "")]
     for f in reply.files:
         parts.append(f"<<file: {f.name}, {len(f.data)} bytes>>")
+    if reply.whole_config is not None:
+        whole = reply.whole_config
+        parts.append(f"<<offered privately: {whole.name}, {len(whole.data)} bytes>>")
     return "\n".join(parts) + "\n"
 
 

@@ -173,7 +173,7 @@ def test_a_huge_reply_moves_to_the_file_with_a_continued_line() -> None:
     reply = render_discord(report)
     assert_within_limits(reply)
     files = [f.name for f in reply.files]
-    assert REPLY_FILE in files and "config.step1.fixed.yaml" in files
+    assert files == [REPLY_FILE] and reply.whole_config is not None
     assert message("reply.continued", "en") in reply.embeds[0]["description"]
     full = next(f for f in reply.files if f.name == REPLY_FILE).data.decode()
     assert message("rules.shm_too_small.action", "en") in full

@@ -203,13 +203,17 @@ class _Text:
             return max(entry.key.end_index, entry.value.end_index)
         return entry.value.end_index
 
-    def aliased(self, path: KeyPath) -> bool:
-        """An anchor or alias on `path` or above it: an edit there would change other places too."""
+    def aliased(self, path: KeyPath, *, replacing: bool = False) -> bool:
+        """An anchor or alias on `path` or above it: an edit there would change other places too.
+        `replacing`: the value at `path` itself is replaced, and an alias there
+        (`gradient_checkpointing: *off`) is only a use of its anchor: replacing it changes this
+        place alone."""
         if self.json:
             return False
         for depth in range(1, len(path) + 1):
             entry = self.sm.get(path[:depth])
-            if entry is not None and self.value_text(entry)[:1] in ("&", "*"):
+            head = self.value_text(entry)[:1] if entry is not None else ""
+            if head == "&" or (head == "*" and not (replacing and depth == len(path))):
                 return True
         return False
 
@@ -270,7 +274,7 @@ class _Planner:
         if current is not MISSING and entry is not None:
             if _same(current, value):
                 return
-            if self.t.aliased(path):
+            if self.t.aliased(path, replacing=entry.node == "scalar"):
                 self.skip(edit, "alias")
             elif isinstance(value, list):
                 self.set_list(edit, path, entry, value)

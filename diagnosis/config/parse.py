@@ -203,6 +203,10 @@ class _YamlBuilder:
         self.stack: list[_Frame] = []
         self.anchors: dict[str, tuple[Any, str, int]] = {}
         self.open_anchors: set[str] = set()
+        # An anchored mapping (by identity: aliases share it) → its path, and each key a merge key
+        # brought in → where it is written, so that evidence can quote the line that sets it.
+        self.anchored_at: dict[int, KeyPath] = {}
+        self.merged_from: dict[KeyPath, KeyPath] = {}
         self.root: Any = None
         self.has_root = False
         # A duplicate key or a merge key leaves source entries for paths the data no longer has.
@@ -368,10 +372,15 @@ class _YamlBuilder:
             for merged in frame.merges:
                 for source in merged if isinstance(merged, list) else [merged]:
                     if isinstance(source, dict):
+                        origin = self.anchored_at.get(id(source))
                         for key, value in source.items():
+                            if key not in frame.container and origin is not None and self.mapped:
+                                self.merged_from[(*frame.path, key)] = (*origin, key)
                             frame.container.setdefault(key, value)
         if frame.anchor and frame.container is not None:
             self.anchors[frame.anchor] = (frame.container, frame.kind, frame.size)
+            if frame.kind == "mapping":
+                self.anchored_at[id(frame.container)] = frame.path
         span = self.span(frame.start, event.end_mark)
         top = self.stack[-1] if self.stack else None
         if frame.container is None:
@@ -405,6 +414,8 @@ class _Parsed(NamedTuple):
     error: ConfigError | None
     hits: list[str]
     stale: bool = True  # the source map may hold paths the data does not have
+    # A key a merge key brought in → the path where it is written (see `ConfigDoc.merged_from`).
+    merged_from: dict[KeyPath, KeyPath] | None = None
 
 
 def _line_text(text: str, line: int) -> str:
@@ -426,11 +437,26 @@ def _config_error(text: str, line: int, column: int, problem: str) -> ConfigErro
     return ConfigError(line=line + 1, column=column + 1, problem=problem, line_text=line_text, tab_indent=tab)
 
 
+def _reader_error_at(text: str) -> tuple[int, int] | None:
+    """(line, column), 0-based, of the first character YAML does not accept (a control character).
+
+    The reader's error carries no mark, only an offset, which libyaml counts in bytes of UTF-8 and the
+    Python reader in characters: the character is found again with the reader's own definition."""
+    found = yaml.reader.Reader.NON_PRINTABLE.search(text)
+    if found is None:
+        return None
+    index = found.start()
+    return text.count("\n", 0, index), index - (text.rfind("\n", 0, index) + 1)
+
+
 def _yaml_error(text: str, exc: yaml.YAMLError) -> ConfigError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["invalid YAML"])[0]
     line = mark.line if mark is not None else 0
     column = mark.column if mark is not None else 0
+    at = _reader_error_at(text) if isinstance(exc, yaml.reader.ReaderError) else None
+    if at is not None:
+        line, column = at
     if (
         problem == "found character that cannot start any token"
         and mark is not None
@@ -639,7 +665,9 @@ def _general_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed:
                 builder.alias(event)
             elif kind is yaml.DocumentEndEvent:
                 documents += 1
-                parsed = _Parsed(builder.root, builder.source_map, None, builder.hits, builder.stale)
+                parsed = _Parsed(
+                    builder.root, builder.source_map, None, builder.hits, builder.stale, builder.merged_from
+                )
                 # Whether a document looks like a config matters only when another one follows.
                 try:
                     following = next(events, None)
@@ -657,7 +685,9 @@ def _general_yaml(text: str, limits: Limits, mapped: bool) -> _Parsed:
                     break
                 builder = _YamlBuilder(limits, mapped)
     except _Stop:
-        return _Parsed(builder.root, builder.source_map, None, builder.hits, builder.stale)
+        return _Parsed(
+            builder.root, builder.source_map, None, builder.hits, builder.stale, builder.merged_from
+        )
     except yaml.YAMLError as exc:
         return _Parsed(None, {}, _yaml_error(text, exc), [])
     except (UnicodeError, ValueError) as exc:
@@ -1096,7 +1126,10 @@ def _complete_lines(piece: Piece, limits: Limits, scan_tabs: bool, mapped: bool)
     shape, process_path = shape_of(parsed.data)
     hits = list(parsed.hits)
     kept = with_text(piece, text)
-    return ConfigDoc(kept, "yaml", shape, parsed.data, process_path, parsed.source_map, None, hits, True)
+    merged_from = parsed.merged_from or {}
+    return ConfigDoc(
+        kept, "yaml", shape, parsed.data, process_path, parsed.source_map, None, hits, True, merged_from
+    )
 
 
 def parse_config(
@@ -1124,7 +1157,18 @@ def parse_config(
     source_map = parsed.source_map
     if parsed.stale:
         source_map = {path: entry for path, entry in source_map.items() if _exists(parsed.data, path)}
-    return ConfigDoc(piece, fmt, shape, parsed.data, process_path, source_map, None, list(parsed.hits))
+    merged_from = parsed.merged_from or {}
+    return ConfigDoc(
+        piece,
+        fmt,
+        shape,
+        parsed.data,
+        process_path,
+        source_map,
+        None,
+        list(parsed.hits),
+        merged_from=merged_from,
+    )
 
 
 # --------------------------------------------------------------------------------------------------

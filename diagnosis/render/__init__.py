@@ -86,11 +86,12 @@ def render_discord(report: Report, *, lang: str | None = None, step: int = 1) ->
 def _render_discord(report: Report, lang: str | None, step: int) -> DiscordReply:
     view = build_view(report, _language(report, lang), step)
     headline, sections = _sections(view, "discord", "discord")
-    files: list[ReplyFile] = []
+    whole = None
     if view.config is not None and view.config.attachment_name and view.config.corrected:
-        files.append(ReplyFile(view.config.attachment_name, view.config.corrected.encode("utf-8")))
+        whole = ReplyFile(view.config.attachment_name, view.config.corrected.encode("utf-8"))
     continued = message("reply.continued", view.lang)
-    return pack(headline, sections, files, _markdown(headline, sections), continued)
+    reply = pack(headline, sections, [], _markdown(headline, sections), continued)
+    return reply._replace(whole_config=whole)
 
 
 def render_cli(

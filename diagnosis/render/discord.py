@@ -29,11 +29,15 @@ class ReplyFile(NamedTuple):
 
 
 class DiscordReply(NamedTuple):
-    """A reply as Discord takes it: content, embeds, files."""
+    """A reply as Discord takes it: content, embeds, files; and the whole corrected config, which is
+    never among the files: a public reply shows the changed lines and the diff, and the whole file
+    (every line of the user's config, paths and values the output gate may not know to hide) is sent
+    privately to whoever may have it."""
 
     content: str
     embeds: list[dict[str, Any]]
     files: list[ReplyFile]
+    whole_config: ReplyFile | None = None
 
 
 class Section(NamedTuple):

@@ -12,9 +12,13 @@ from diagnosis.lazyre import LazyPattern
 
 ZWSP = "\u200b"
 
-# Bidi embeddings/overrides/isolates, zero-width characters and the BOM: invisible, and able to make
-# a line read differently from what it is.
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
+# Bidi marks, embeddings, overrides and isolates (the Arabic letter mark too), zero-width characters,
+# the BOM, tag characters, and the letters that draw nothing (Hangul fillers, the blank Braille
+# pattern): invisible, and able to make a line read differently from what it is, or look empty.
+_INVISIBLE = re.compile(
+    "[\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
+    "\u2800\u3164\ufeff\uffa0\U000e0000-\U000e007f]"
+)
 # C0/C1 controls other than tab and newline (ANSI escapes start with ESC).
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?")

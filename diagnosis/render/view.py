@@ -85,7 +85,7 @@ class ConfigView(NamedTuple):
     lang_tag: str  # code-fence language: yaml / json
     excerpt: str | None  # the changed lines with their parents and neighbours
     diff: str | None  # a short unified diff (no file headers, no context)
-    attachment_name: str | None  # set when the whole corrected file goes along as a file
+    attachment_name: str | None  # set when the whole corrected file is offered as a file (privately)
     corrected: str | None
     user_placeholder: bool = False  # scrubbing put USER in place of the user's name in a path
     # The changed lines that keep the user's end-of-line comment, which may now be wrong: (comment, the

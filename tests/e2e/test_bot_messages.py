@@ -127,12 +127,11 @@ async def test_s9_long_report_goes_to_an_attachment_within_limits(fake: FakeDisc
         fake.alice, fake.help_channel, "", files=[("config.yaml", long_config.encode())]
     )
     reply = await one_reply(fake, msg)
-    assert reply["attachments"], "a corrected config longer than a message must come as a file"
-    attached = "\n".join(
-        fake.cdn[a["url"].removeprefix(fake.base_url)].decode("utf-8") for a in reply["attachments"]
-    )
-    assert FIX_LINE in attached
-    assert "# note 249: keep this comment" in attached, "the corrected YAML keeps the user's comments"
+    # The whole corrected config is offered privately, never posted (test_bot_whole_file.py clicks it).
+    assert "oom:file:1" in fake.custom_ids(reply)
+    public = fake.text_of(reply)
+    assert FIX_LINE in public, "the changed lines and the diff are in the reply"
+    assert "# note 249: keep this comment" not in public
     assert fake.violations == []
     post = fake.bot_posts()[0]
     assert len(post.body.get("content") or "") <= 2000
@@ -183,7 +182,11 @@ async def test_s9_attached_config_keeps_its_header_comments(fake: FakeDiscord, b
     reply = await one_reply(fake, msg)
     header = CONFIG.splitlines()[1]
     assert header.startswith("# FLUX.1-dev LoRA")
-    assert header in fake.text_of(reply)
+    # The whole corrected file comes privately, from the reply's button (never posted in the channel).
+    inter = await fake.click(fake.alice, reply, "oom:file:1")
+    await fake.wait_for(lambda: inter.followup_ids, what="the whole corrected file")
+    await fake.settle()
+    assert header in fake.text_of(fake.message(inter.followup_ids[0]))
 
 
 async def test_s7_editing_the_log_of_a_merged_config_and_log_keeps_both(fake: FakeDiscord, bot: Bots) -> None:

@@ -141,7 +141,8 @@ def rendered_outputs(report: Report) -> dict[str, str]:
     for lang in ("en", "ja"):
         reply = render_discord(report, lang=lang)
         outputs[f"discord_{lang}"] = "\n".join(discord_texts(reply))
-        for f in reply.files:
+        offered = [reply.whole_config] if reply.whole_config is not None else []
+        for f in [*reply.files, *offered]:
             outputs[f"discord_{lang}_file_{f.name}"] = f.data.decode("utf-8", "replace")
     return outputs
 
