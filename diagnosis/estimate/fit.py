@@ -54,7 +54,8 @@ def observed_floor(est: Estimate, phase: str, held_gib: float) -> Estimate:
     for p in est.phases:
         total = p.total
         if p.phase == name and total.low < held_gib:
-            lift = Span(held_gib - total.low, max(0.0, held_gib - total.high))
+            # The low end moves up to what was seen; the range keeps its width above it.
+            lift = Span(held_gib - total.low, held_gib - total.low)
             comps = tuple(
                 c if c.name != "overhead" else c._replace(gib=c.gib.plus(lift)) for c in p.components
             )

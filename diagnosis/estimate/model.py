@@ -234,9 +234,13 @@ def estimate(job: Job, arch: Arch | None = None) -> Estimate | None:
         "offloaded": job.layer_offloading,
     }
     w = Component("weights", weights, qdetail)
+    # What the weights are while they arrive: the load precision unless they are quantized block by block.
+    arriving_as = (
+        str(qdetail["qtype"]) if arriving == weights or job.low_vram or job.layer_offloading else job.dtype
+    )
     enc_mp = _megapixels(job.bucket, job.bucket)
     phases = [
-        _phase(c, "model_load", [Component("weights", arriving, qdetail)]),
+        _phase(c, "model_load", [Component("weights", arriving, {**qdetail, "qtype": arriving_as})]),
         _phase(c, "quantize", [w, Component("text_encoder", te_arriving, {})]),
         _phase(
             c,

@@ -20,6 +20,7 @@ from diagnosis.models import (
     Phase,
     Severity,
 )
+from diagnosis.render.estimate_view import EstimateView, estimate_view
 from diagnosis.report import Report
 from diagnosis.rules import Role, spec
 from diagnosis.rules.base import Verdict
@@ -121,6 +122,7 @@ class ReplyView(NamedTuple):
     has_config: bool  # a config was read (pasted or echoed in the log)
     secret_kinds: list[str]
     rule_params: dict[str, dict[str, Any]]
+    estimate: EstimateView | None = None  # the memory estimate, in a diagnosis reply at its first step
 
 
 def size_text(n: int | None) -> str | None:
@@ -600,4 +602,8 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         has_config=report.config is not None or report.facts.config_parsed,
         secret_kinds=_secret_kinds(notice),
         rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
+        # Worked out only where it is shown: memory advice, at the reply's first step.
+        estimate=estimate_view(report)
+        if kind == "diagnosis" and shown_index == 1 and oom_kind not in _HOST_KINDS
+        else None,
     )
