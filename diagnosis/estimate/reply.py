@@ -3,7 +3,7 @@ proves), the card, and what each ladder step would save. Computed only when a re
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from diagnosis.estimate.fit import PHASE_OF, Fit, fit, observed_floor, usable_gib
 from diagnosis.estimate.job import Job, job_from_facts
@@ -23,6 +23,7 @@ class StepSaving(NamedTuple):
 
 
 class ReplyEstimate(NamedTuple):
+    est: Estimate  # every phase, raised to what the OOM message shows
     peak: PhaseEstimate
     job: Job
     vram: float  # the card's class in GB
@@ -109,6 +110,7 @@ def reply_estimate(report: Report) -> ReplyEstimate | None:
             enough = number
             break
     return ReplyEstimate(
+        est=raised,
         peak=peak,
         job=job,
         vram=facts.vram_gib,
@@ -119,3 +121,33 @@ def reply_estimate(report: Report) -> ReplyEstimate | None:
         steps=tuple(steps),
         enough_after=enough,
     )
+
+
+def _span(span: Span) -> dict[str, float]:
+    return {"low_gib": round(span.low, 2), "high_gib": round(span.high, 2)}
+
+
+def estimate_to_dict(e: ReplyEstimate) -> dict[str, Any]:
+    """The estimate as `oomcheck estimate --format json` prints it."""
+    return {
+        "family": e.job.family,
+        "model": e.job.label,
+        "card": {"vram_gb": e.vram, "usable_gib": round(e.usable, 2), "assumed": e.assumed},
+        "peak": {"phase": e.peak.phase, **_span(e.peak.total), "fit": e.fit.value},
+        "observed_gib": None if e.held is None else round(e.held, 2),
+        "phases": [
+            {
+                "phase": p.phase,
+                **_span(p.total),
+                "components": [
+                    {"name": c.name, **_span(c.gib), "detail": dict(c.detail)} for c in p.components
+                ],
+            }
+            for p in e.est.phases
+        ],
+        "steps": [
+            {"step": s.number, "saving_gib": round(s.saving, 2), **_span(s.total), "fit": s.fit.value}
+            for s in e.steps
+        ],
+        "sources": e.est.arch.sources,
+    }
