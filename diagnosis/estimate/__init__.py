@@ -8,7 +8,14 @@ cut (frames, bucket, batch).
 
 from __future__ import annotations
 
-from diagnosis.estimate.fit import Fit, fit, largest_that_fits, observed_floor, usable_gib
+from diagnosis.estimate.fit import (
+    Fit,
+    fit,
+    largest_that_fits,
+    largest_that_fits_on_card,
+    observed_floor,
+    usable_gib,
+)
 from diagnosis.estimate.job import Job, job_from_facts
 from diagnosis.estimate.model import Component, Estimate, PhaseEstimate, Span, estimate
 
@@ -23,6 +30,7 @@ __all__ = [
     "fit",
     "job_from_facts",
     "largest_that_fits",
+    "largest_that_fits_on_card",
     "observed_floor",
     "usable_gib",
 ]

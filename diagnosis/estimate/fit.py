@@ -6,8 +6,9 @@ from collections.abc import Iterable
 from enum import StrEnum
 
 from diagnosis.estimate.arch import constants
-from diagnosis.estimate.job import Job
+from diagnosis.estimate.job import Job, job_from_facts
 from diagnosis.estimate.model import Estimate, PhaseEstimate, Span, estimate
+from diagnosis.facts_model import Facts
 from diagnosis.record import replace
 
 # The log's phases → the model's (the first sample is a preview; saving happens after a step).
@@ -74,3 +75,14 @@ def largest_that_fits(job: Job, field: str, candidates: Iterable[int], usable: f
         if fit(est.peak.total, usable) is Fit.MARGIN:
             return value
     return None
+
+
+def largest_that_fits_on_card(facts: Facts, field: str, candidates: Iterable[int]) -> int | None:
+    """`largest_that_fits` for a rule: the job its Facts describe, on the card they name. None when
+    the family, its architecture or the card is not known, or nothing fits: the rule then keeps its
+    own table. A rule that cuts after another step of the ladder (GC, then the batch) should pass
+    Facts with that step applied, or it cuts further than needed."""
+    job = job_from_facts(facts)
+    if job is None or facts.vram_gib is None:
+        return None
+    return largest_that_fits(job, field, candidates, usable_gib(facts.vram_gib))

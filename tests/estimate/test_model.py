@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from diagnosis.estimate import Fit, Job, estimate, fit, largest_that_fits, observed_floor, usable_gib
+from diagnosis.estimate import (
+    Fit,
+    Job,
+    estimate,
+    fit,
+    largest_that_fits,
+    largest_that_fits_on_card,
+    observed_floor,
+    usable_gib,
+)
 from diagnosis.estimate.arch import arch_for
 from diagnosis.estimate.model import Estimate, Span
+from diagnosis.facts_model import Facts
 from diagnosis.record import replace
 
 FLUX = Job(family="flux", label="FLUX.1-dev", params_b=12, quantize=True, quantize_te=True)
@@ -203,3 +213,25 @@ def test_largest_that_fits_chooses_how_far_to_cut() -> None:
     assert bigger is not None and bigger > frames
     batch = largest_that_fits(replace(FLUX, gc=False, low_vram=True), "batch", [4, 2, 1], usable_gib(24))
     assert batch is None  # GC off at 1024: not even batch 1 fits a 24 GB card
+
+
+def test_a_rule_asks_with_its_facts() -> None:
+    facts = Facts(
+        family="wan21",
+        family_label="Wan 2.1 14B",
+        params_b=14,
+        is_video=True,
+        quantize=True,
+        quantize_te=True,
+        low_vram=True,
+        cache_text_embeddings=True,
+        max_bucket=512,
+        num_frames=121,
+        vram_gib=32,
+        dtype="bf16",
+    )
+    frames = largest_that_fits_on_card(facts, "frames", [121, 81, 49, 33, 17])
+    assert frames == largest_that_fits(WAN, "frames", [121, 81, 49, 33, 17], usable_gib(32))
+    assert frames is not None and frames < 121
+    assert largest_that_fits_on_card(Facts(family="wan21", params_b=14), "frames", [81]) is None  # no card
+    assert largest_that_fits_on_card(Facts(vram_gib=24), "frames", [81]) is None  # no family
