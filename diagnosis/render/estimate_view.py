@@ -104,5 +104,8 @@ def _view(e: ReplyEstimate) -> EstimateView:
 
 
 def estimate_view(report: Report) -> EstimateView | None:
+    facts = report.facts
+    if not (facts.config_parsed and facts.family and facts.vram_gib):
+        return None  # nothing to estimate from: the reply stays as it was, at no cost
     estimate = reply_estimate(report)
     return None if estimate is None else _view(estimate)
