@@ -26,7 +26,7 @@ def test_text_is_a_table_per_component_and_phase_with_the_card() -> None:
         assert phase in header
     rows = {line.split("  ")[0] for line in out.splitlines()}
     assert {"weights", "text encoder", "activations", "total"} <= rows
-    assert "Card: 24 GB (≈ 23.5 GiB usable). The job does not fit." in out  # GC off, batch 4
+    assert "GPU: 24 GB (≈ 23.5 GiB usable). The job does not fit." in out  # GC off, batch 4
 
 
 def test_the_card_changes_the_verdict_not_the_table() -> None:

@@ -25,14 +25,14 @@ def _case(name: str) -> str:
 def test_a_config_alone_gets_the_estimate_on_the_assumed_card() -> None:
     reply = render_cli(diagnose([CONFIG]), lang="en")
     assert "📏 Estimated peak: ≈ " in reply
-    assert "Card: 24 GB, assumed (≈ 23.5 GiB usable)." in reply
+    assert "GPU: 24 GB, assumed (≈ 23.5 GiB usable)." in reply
     ja = render_cli(diagnose([CONFIG]), lang="ja")
     assert "📏 推定ピーク：" in ja and "24 GB と仮定" in ja
 
 
 def test_a_stated_card_is_not_called_assumed() -> None:
     reply = render_cli(diagnose([CONFIG], gpu_vram_gib=48), lang="en")
-    assert "Card: 48 GB (≈ 47.0 GiB usable)." in reply
+    assert "GPU: 48 GB (≈ 47.0 GiB usable)." in reply
 
 
 def test_each_step_says_what_it_saves_until_one_fits() -> None:
