@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from diagnosis.datafile import data_file
+from diagnosis.record import Record
 
 Pair = tuple[float, float]
 
 
-class Arch(NamedTuple):
+class Arch(Record):
     """What activation memory scales with, for one family (or variant)."""
 
     hidden: int
@@ -28,7 +29,7 @@ class Arch(NamedTuple):
     sources: str
 
 
-class Constants(NamedTuple):
+class Constants(Record):
     bytes_per_weight: dict[str, float]
     unquantized_share: Pair
     ara_targeted_share: Pair

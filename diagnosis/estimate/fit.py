@@ -58,11 +58,11 @@ def observed_floor(est: Estimate, phase: str, held_gib: float) -> Estimate:
             # The low end moves up to what was seen; the range keeps its width above it.
             lift = Span(held_gib - total.low, held_gib - total.low)
             comps = tuple(
-                c if c.name != "overhead" else c._replace(gib=c.gib.plus(lift)) for c in p.components
+                c if c.name != "overhead" else replace(c, gib=c.gib.plus(lift)) for c in p.components
             )
-            p = p._replace(components=comps)
+            p = replace(p, components=comps)
         out.append(p)
-    return est._replace(phases=tuple(out))
+    return replace(est, phases=tuple(out))
 
 
 def largest_that_fits(job: Job, field: str, candidates: Iterable[int], usable: float) -> int | None:

@@ -8,16 +8,15 @@ components plus the CUDA context and the caching allocator's reserve, which grow
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from diagnosis.estimate.arch import Arch, Constants, arch_for, constants
 from diagnosis.estimate.job import Job
+from diagnosis.record import Record
 
 GIB = float(1 << 30)
 PHASES = ("model_load", "quantize", "latent_caching", "sampling", "training_step")
 
 
-class Span(NamedTuple):
+class Span(Record):
     """A range in GiB."""
 
     low: float
@@ -37,7 +36,7 @@ class Span(NamedTuple):
 ZERO = Span(0.0, 0.0)
 
 
-class Component(NamedTuple):
+class Component(Record):
     """One part of a phase's memory: `name` is a catalogue key (weights, text_encoder, vae, adapter,
     activations, overhead); `detail` what the reply may quote beside it (the qtype, the tokens)."""
 
@@ -46,7 +45,7 @@ class Component(NamedTuple):
     detail: dict[str, str | int | float | bool]
 
 
-class PhaseEstimate(NamedTuple):
+class PhaseEstimate(Record):
     phase: str
     components: tuple[Component, ...]
 
@@ -61,7 +60,7 @@ class PhaseEstimate(NamedTuple):
         return next((c.gib for c in self.components if c.name == name), ZERO)
 
 
-class Estimate(NamedTuple):
+class Estimate(Record):
     job: Job
     arch: Arch
     phases: tuple[PhaseEstimate, ...]

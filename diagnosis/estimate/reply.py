@@ -3,18 +3,18 @@ proves), the card, and what each ladder step would save. Computed only when a re
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from diagnosis.estimate.fit import PHASE_OF, Fit, fit, observed_floor, usable_gib
 from diagnosis.estimate.job import Job, job_from_facts
 from diagnosis.estimate.model import GIB, Estimate, PhaseEstimate, Span, estimate
 from diagnosis.facts import read_config_facts
 from diagnosis.ladder import with_edits
-from diagnosis.record import replace
+from diagnosis.record import Record, replace
 from diagnosis.report import Report
 
 
-class StepSaving(NamedTuple):
+class StepSaving(Record):
     number: int
     saving: float  # GiB, the peak's middle now minus after this step (and the steps before it)
     total: Span
@@ -22,7 +22,7 @@ class StepSaving(NamedTuple):
     phase: str  # where the peak is after the step
 
 
-class ReplyEstimate(NamedTuple):
+class ReplyEstimate(Record):
     est: Estimate  # every phase, raised to what the OOM message shows
     peak: PhaseEstimate
     job: Job

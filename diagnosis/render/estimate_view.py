@@ -3,22 +3,23 @@ key (the sentences are in locales/<lang>/reply.yaml, `estimate`)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from diagnosis.estimate.model import Component, Span
 from diagnosis.estimate.reply import ReplyEstimate, reply_estimate
+from diagnosis.record import Record
 from diagnosis.report import Report
 
 # The parts a reply names: the biggest few, the rest are in `oomcheck estimate`'s table.
 SHOWN_PARTS = 3
 
 
-class PartView(NamedTuple):
+class PartView(Record):
     key: str  # reply.estimate.part.<key>
     params: dict[str, Any]
 
 
-class StepFitView(NamedTuple):
+class StepFitView(Record):
     number: int
     saving: str | None  # None: the step leaves the peak where it is
     low: str
@@ -27,7 +28,7 @@ class StepFitView(NamedTuple):
     phase: str  # reply.estimate.phase.<phase>: where the peak is after the step
 
 
-class EstimateView(NamedTuple):
+class EstimateView(Record):
     low: str
     high: str
     phase: str  # reply.estimate.phase.<phase>
@@ -104,8 +105,5 @@ def _view(e: ReplyEstimate) -> EstimateView:
 
 
 def estimate_view(report: Report) -> EstimateView | None:
-    facts = report.facts
-    if not (facts.config_parsed and facts.family and facts.vram_gib):
-        return None  # nothing to estimate from: the reply stays as it was, at no cost
     estimate = reply_estimate(report)
     return None if estimate is None else _view(estimate)

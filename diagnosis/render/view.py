@@ -7,7 +7,7 @@ lines of the corrected config); the templates decide *how* it is said in each la
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diagnosis import linediff
 from diagnosis.models import (
@@ -20,10 +20,12 @@ from diagnosis.models import (
     Phase,
     Severity,
 )
-from diagnosis.render.estimate_view import EstimateView, estimate_view
 from diagnosis.report import Report
 from diagnosis.rules import Role, spec
 from diagnosis.rules.base import Verdict
+
+if TYPE_CHECKING:
+    from diagnosis.render.estimate_view import EstimateView
 
 MAX_EVIDENCE = 6
 MAX_EXCERPT_LINES = 40
@@ -515,6 +517,20 @@ def _unlisted(partial: Finding | None, kind: str, listed: set[str]) -> Finding |
     return partial
 
 
+def _estimate(report: Report, kind: str, shown_index: int, oom_kind: str | None) -> EstimateView | None:
+    """The memory estimate, worked out only where the reply shows it: memory advice at its first step,
+    on a config whose family and card are known (or assumed), not an OOM of system RAM."""
+    f = report.facts
+    if kind != "diagnosis" or shown_index != 1 or oom_kind in _HOST_KINDS:
+        return None
+    if not (f.config_parsed and f.family and f.vram_gib):
+        return None
+    # Imported here: a reply without the estimate does not pay for the memory model's modules.
+    from diagnosis.render.estimate_view import estimate_view
+
+    return estimate_view(report)
+
+
 def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     by_id: dict[str, Finding] = {}
     for f in report.findings:
@@ -607,8 +623,5 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         has_config=report.config is not None or report.facts.config_parsed,
         secret_kinds=_secret_kinds(notice),
         rule_params={rid: usable_params(rid, dict(f.params)) for rid, f in by_id.items()},
-        # Worked out only where it is shown: memory advice, at the reply's first step.
-        estimate=estimate_view(report)
-        if kind == "diagnosis" and shown_index == 1 and oom_kind not in _HOST_KINDS
-        else None,
+        estimate=_estimate(report, kind, shown_index, oom_kind),
     )
