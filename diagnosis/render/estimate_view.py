@@ -56,7 +56,8 @@ def _range(span: Span) -> tuple[str, str]:
 
 
 def _part(component: Component) -> PartView:
-    value = gib(component.gib.mid)
+    # A part keeps its tenths (weights 11.4 GiB): the totals round to whole GiB from 10 up.
+    value = f"{component.gib.mid:.1f}" if component.gib.mid < 100 else gib(component.gib.mid)
     d = component.detail
     name = component.name
     if name == "weights":
