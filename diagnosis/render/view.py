@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diagnosis import linediff
+from diagnosis.logger import get_logger
 from diagnosis.models import (
     Applicability,
     ConfigShape,
@@ -528,7 +529,12 @@ def _estimate(report: Report, kind: str, shown_index: int, oom_kind: str | None)
     # Imported here: a reply without the estimate does not pay for the memory model's modules.
     from diagnosis.render.estimate_view import estimate_view
 
-    return estimate_view(report)
+    try:
+        return estimate_view(report)
+    except Exception:
+        # A bug in the memory model costs the reply its estimate line, not the reply.
+        get_logger(__name__).exception("memory estimate failed; the reply goes without it")
+        return None
 
 
 def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:

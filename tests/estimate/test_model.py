@@ -16,6 +16,7 @@ from diagnosis.estimate import (
     usable_gib,
 )
 from diagnosis.estimate.arch import arch_for
+from diagnosis.estimate.job import job_from_facts
 from diagnosis.estimate.model import Estimate, Span
 from diagnosis.facts_model import Facts
 from diagnosis.record import replace
@@ -235,3 +236,24 @@ def test_a_rule_asks_with_its_facts() -> None:
     assert frames is not None and frames < 121
     assert largest_that_fits_on_card(Facts(family="wan21", params_b=14), "frames", [81]) is None  # no card
     assert largest_that_fits_on_card(Facts(vram_gib=24), "frames", [81]) is None  # no family
+
+
+def test_numbers_as_typed_never_break_the_arithmetic() -> None:
+    facts = Facts(
+        family="flux",
+        family_label="FLUX.1-dev",
+        params_b=12,
+        vram_gib=24,
+        network_rank=-8,
+        max_bucket=-512,
+        sample_width=-1024,
+        sample_height=768,
+        control_images=-2,
+        batch_size=0,
+        num_frames=-5,
+    )
+    job = job_from_facts(facts)
+    assert job is not None
+    est = _est(job)
+    for phase in est.phases:
+        assert 0 < phase.total.low <= phase.total.high
