@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import discord
@@ -26,6 +27,8 @@ from bot.service import ReplyService
 from bot.store import GuildSettings
 from bot.translator import catalogue_lookup, key_str
 from locales import LANGUAGES
+
+_log = logging.getLogger("oomcheck.bot")  # the bot's one logger (bot/service.py)
 
 
 def _choices(first: str) -> list[app_commands.Choice[str]]:
@@ -304,7 +307,9 @@ class OomCommands(commands.Cog):
         inputs = [item.text for item in gathered.inputs]
         try:
             body = await service.run_engine(service.engine.estimate_text, inputs, lang=ui, gpu_vram_gib=gpu)
-        except TimeoutError:
+        except Exception:
+            # Past the time limit, or a bug: the member gets the apology, the log the traceback.
+            _log.exception("/oom-estimate failed")
             await _say(interaction, service.t("apology", ui))
             return
         await _send_text(interaction, from_text(body, filename="oomcheck-estimate.txt"))
