@@ -1,9 +1,10 @@
-"""Application commands: /oom-check, the "OOM check" message menu, /oom-explain, /oom-rules,
-/oom-config and /oom-stats. Every reply is deferred first, since a diagnosis may take seconds."""
+"""Application commands: /oom-check, the "OOM check" message menu, /oom-estimate, /oom-explain,
+/oom-rules, /oom-config and /oom-stats. Every reply is deferred first, since a diagnosis may take seconds."""
 
 from __future__ import annotations
 
 import functools
+import logging
 from typing import Any
 
 import discord
@@ -27,6 +28,8 @@ from bot.service import ReplyService
 from bot.store import Answer, GuildSettings
 from bot.translator import catalogue_lookup, key_str
 from locales import LANGUAGES
+
+_log = logging.getLogger("oomcheck.bot")  # the bot's one logger (bot/service.py)
 
 
 def _choices(first: str) -> list[app_commands.Choice[str]]:
@@ -337,6 +340,50 @@ class OomCommands(commands.Cog):
             notes=notes,
         )
         await service.respond(interaction, await service.prepare(request))
+
+    # ------------------------------------------------------------------ the memory estimate
+
+    @app_commands.command(name="oom-estimate", description=k("command.estimate.description"))
+    @app_commands.describe(
+        text=k("option.estimate_text"),
+        file=k("option.estimate_file"),
+        gpu=k("option.gpu"),
+        lang=k("option.lang"),
+    )
+    @app_commands.choices(lang=_choices("auto"))
+    async def oom_estimate(
+        self,
+        interaction: discord.Interaction,
+        text: str | None = None,
+        file: discord.Attachment | None = None,
+        gpu: app_commands.Range[float, 1.0, 1024.0] | None = None,
+        lang: str = "auto",
+    ) -> None:
+        service = self.service
+        ui = await service.ui_language(interaction, None if lang == "auto" else lang)
+        left = self._cooldown_left(interaction, self._moderator(interaction))
+        if left > 0:
+            await _say(interaction, service.t("cooldown", ui, seconds=max(1, round(left))))
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        parts = [Gathered((SourcedText("text", text),))] if text else []
+        if file is not None:
+            cap, limit = service.settings.input_cap_bytes, service.settings.attachment_read_bytes
+            parts.append(await read_attachment(file, cap=cap, read_limit=limit))
+        gathered = merge(*parts)
+        if not gathered.inputs:
+            notes = service.ignored_notes(gathered.ignored, ui)
+            await _say(interaction, "\n".join([*notes, service.t("nothing_to_check", ui)]))
+            return
+        inputs = [item.text for item in gathered.inputs]
+        try:
+            body = await service.run_engine(service.engine.estimate_text, inputs, lang=ui, gpu_vram_gib=gpu)
+        except Exception:
+            # Past the time limit, or a bug: the member gets the apology, the log the traceback.
+            _log.exception("/oom-estimate failed")
+            await _say(interaction, service.t("apology", ui))
+            return
+        await _send_text(interaction, from_text(body, filename="oomcheck-estimate.txt"))
 
     # ------------------------------------------------------------------ the rules
 

@@ -158,6 +158,12 @@ def _with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None
     return replace(doc, data=data)
 
 
+def with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None:
+    """`doc` with a step's edits applied to its data, as the ladder re-checks it (its text is left
+    as it was); None when they cannot be applied."""
+    return _with_edits(doc, edits)
+
+
 class _Applier:
     """Walks the ladder on the config data, and writes the corrected text of the first steps.
 

@@ -151,7 +151,7 @@ class _HelpFormatter(argparse.HelpFormatter):
         super().add_text(None if text is None else self._text(text))
 
 
-_COMMANDS = ("check", "rules", "explain", "bot")
+_COMMANDS = ("check", "estimate", "rules", "explain", "bot")
 
 
 def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser:
@@ -186,6 +186,13 @@ def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser
         check.add_argument("--fix", action="store_true", help=h("fix"))
         check.add_argument("--in-place", action="store_true", help=h("in_place"))
 
+    if only in (None, "estimate"):
+        est = add_parser("estimate")
+        est.add_argument("paths", nargs="+", help=h("estimate_path"))
+        est.add_argument("--gpu-vram", type=float, metavar="GIB", help=h("gpu_vram"))
+        est.add_argument("--format", choices=("text", "json"), default="text", help=h("estimate_format"))
+        est.add_argument("--lang", choices=langs, default="auto", help=h("lang_env"))
+
     if only in (None, "rules"):
         rules = add_parser("rules")
         rules.add_argument("--lang", choices=langs, default="auto", help=h("lang_env"))
@@ -214,15 +221,13 @@ def _valid_vram(value: float | None) -> bool:
     return value is None or (math.isfinite(value) and 0 < value <= MAX_GPU_VRAM_GIB)
 
 
-def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    lang = _message_language(args.lang)
-    if not _valid_vram(args.gpu_vram):
-        err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
-        return EXIT_USAGE
+def _read_paths(paths: Sequence[str], lang: str, err: TextIO) -> tuple[list[bytes], list[str]] | None:
+    """Every path's bytes and its name as the reply quotes it; None (said on `err`) when one cannot
+    be read."""
     cap = DEFAULT_LIMITS.max_input_bytes
     texts: list[bytes] = []
     sources: list[str] = []
-    for raw in args.paths:
+    for raw in paths:
         if raw == "-":
             texts.append(sys.stdin.buffer.read(4 * cap))
             sources.append("stdin")
@@ -233,8 +238,20 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(
                 cli_message("cli.unreadable", lang, path=_shown(raw), reason=os_reason(exc, lang)) + "\n"
             )
-            return EXIT_USAGE
+            return None
         sources.append(os.path.basename(raw))
+    return texts, sources
+
+
+def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    lang = _message_language(args.lang)
+    if not _valid_vram(args.gpu_vram):
+        err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
+        return EXIT_USAGE
+    read = _read_paths(args.paths, lang, err)
+    if read is None:
+        return EXIT_USAGE
+    texts, sources = read
 
     from diagnosis import diagnose
 
@@ -268,6 +285,48 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if fix is not None and not _write_fix(fix, lang, err):
         return EXIT_USAGE
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+
+
+def _estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The memory estimate of a config: exit 0 when one was printed, 2 when none can be made."""
+    lang = _message_language(args.lang)
+    if not _valid_vram(args.gpu_vram):
+        err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
+        return EXIT_USAGE
+    read = _read_paths(args.paths, lang, err)
+    if read is None:
+        return EXIT_USAGE
+    texts, sources = read
+
+    from diagnosis import diagnose
+    from diagnosis.estimate.reply import reply_estimate
+
+    report: Report = diagnose(texts, gpu_vram_gib=args.gpu_vram, sources=sources, default_language=lang)
+    estimate = reply_estimate(report)
+    if estimate is None:
+        facts = report.facts
+        reason = "no_config" if not facts.config_parsed else "no_family"
+        model = facts.family_label or facts.arch or "?"
+        err.write(
+            cli_message(
+                "cli.no_estimate",
+                lang,
+                reason=cli_message(f"cli.no_estimate_reason.{reason}", lang, model=model),
+            )
+            + "\n"
+        )
+        return EXIT_USAGE
+    if args.format == "json":
+        import json
+
+        from diagnosis.estimate.reply import estimate_to_dict
+
+        out.write(json.dumps(estimate_to_dict(estimate), ensure_ascii=False, indent=2) + "\n")
+    else:
+        from diagnosis.render.estimate_table import render_estimate_text
+
+        out.write(render_estimate_text(estimate, lang))
+    return EXIT_CLEAN
 
 
 def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list[SecretHit]) -> str:
@@ -448,6 +507,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 def _command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.command == "check":
         return _check(args, out, err)
+    if args.command == "estimate":
+        return _estimate(args, out, err)
     if args.command == "rules":
         from diagnosis.render import render_rules
 

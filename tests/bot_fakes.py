@@ -118,6 +118,9 @@ class FakeEngine:
     def explain(self, rule_id: str, lang: str) -> str | None:
         return f"{rule_id} explained" if rule_id in self.rule_ids else None
 
+    def estimate_text(self, inputs: Sequence[str], *, lang: str, gpu_vram_gib: float | None) -> str:
+        return f"[{lang}] estimate of {len(inputs)} input(s) on {gpu_vram_gib} GB"
+
 
 class SlowEngine(FakeEngine):
     """Takes 0.3 s over the inputs that `is_slow` picks (longer than the tests' diagnosis timeouts)."""

@@ -230,7 +230,11 @@ def test_a_command_parsed_alone_reads_and_helps_as_in_the_whole_parser(
     whole, alone = _build_parser(lang), _build_parser(lang, only=command)
     assert _subparsers(alone)[command].format_help() == _subparsers(whole)[command].format_help()
     assert list(_subparsers(alone)) == [command]
-    argv = {"check": ["check", "a.yaml", "--format", "json"], "explain": ["explain", "gc_off"]}
+    argv = {
+        "check": ["check", "a.yaml", "--format", "json"],
+        "estimate": ["estimate", "a.yaml", "--format", "json"],
+        "explain": ["explain", "gc_off"],
+    }
     words = argv.get(command, [command])
     assert alone.parse_args(words) == whole.parse_args(words)
 

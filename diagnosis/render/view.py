@@ -7,9 +7,10 @@ lines of the corrected config); the templates decide *how* it is said in each la
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diagnosis import linediff
+from diagnosis.logger import get_logger
 from diagnosis.models import (
     Applicability,
     ConfigShape,
@@ -24,6 +25,9 @@ from diagnosis.models import (
 from diagnosis.report import Report
 from diagnosis.rules import Role, spec
 from diagnosis.rules.base import Verdict
+
+if TYPE_CHECKING:
+    from diagnosis.render.estimate_view import EstimateView
 
 MAX_EVIDENCE = 6
 MAX_EXCERPT_LINES = 40
@@ -130,6 +134,7 @@ class ReplyView(NamedTuple):
     rule_params: dict[str, dict[str, Any]]
     # A clean config's changes still due after an out-of-memory in a training step (Report.if_oom).
     if_oom: tuple[StepView, ...] = ()
+    estimate: EstimateView | None = None  # the memory estimate, in a diagnosis reply at its first step
 
 
 def size_text(n: int | None) -> str | None:
@@ -540,6 +545,25 @@ def _unlisted(partial: Finding | None, kind: str, listed: set[str]) -> Finding |
     return partial
 
 
+def _estimate(report: Report, kind: str, shown_index: int, oom_kind: str | None) -> EstimateView | None:
+    """The memory estimate, worked out only where the reply shows it: memory advice at its first step,
+    on a config whose family and card are known (or assumed), not an OOM of system RAM."""
+    f = report.facts
+    if kind != "diagnosis" or shown_index != 1 or oom_kind in _HOST_KINDS:
+        return None
+    if not (f.config_parsed and f.family and f.vram_gib):
+        return None
+    # Imported here: a reply without the estimate does not pay for the memory model's modules.
+    from diagnosis.render.estimate_view import estimate_view
+
+    try:
+        return estimate_view(report)
+    except Exception:
+        # A bug in the memory model costs the reply its estimate line, not the reply.
+        get_logger(__name__).exception("memory estimate failed; the reply goes without it")
+        return None
+
+
 def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     by_id: dict[str, Finding] = {}
     for f in report.findings:
@@ -635,4 +659,5 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         if_oom=tuple(_finding_view(i, f) for i, f in enumerate(report.if_oom, start=1))
         if kind == "clean"
         else (),
+        estimate=_estimate(report, kind, shown_index, oom_kind),
     )

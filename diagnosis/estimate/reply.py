@@ -1,0 +1,153 @@
+"""The estimate a reply shows: the peak of the config as pasted (raised to what an OOM message
+proves), the card, and what each ladder step would save. Computed only when a reply shows it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diagnosis.estimate.fit import PHASE_OF, Fit, fit, observed_floor, usable_gib
+from diagnosis.estimate.job import Job, job_from_facts
+from diagnosis.estimate.model import GIB, Estimate, PhaseEstimate, Span, estimate
+from diagnosis.facts import read_config_facts
+from diagnosis.ladder import with_edits
+from diagnosis.record import Record, replace
+from diagnosis.report import Report
+
+
+class StepSaving(Record):
+    number: int
+    saving: float  # GiB, the peak's middle now minus after this step (and the steps before it)
+    total: Span
+    fit: Fit
+    phase: str  # where the peak is after the step
+
+
+class ReplyEstimate(Record):
+    est: Estimate  # every phase, raised to what the OOM message shows
+    peak: PhaseEstimate
+    job: Job
+    vram: float  # the card's class in GB
+    usable: float  # GiB
+    assumed: bool  # the card is assumed, not known
+    fit: Fit
+    held: float | None  # GiB the OOM message shows the process held (in use + tried), when it does
+    steps: tuple[StepSaving, ...]
+    enough_after: int | None  # the first step after which the estimate fits with the margin
+
+
+def _held(report: Report) -> tuple[float, float | None] | None:
+    """(what the process held when it failed, the card's total) from the fatal OOM message, in GiB."""
+    event = report.facts.fatal
+    if event is None or event.kind.on_host:
+        return None
+    held, _ = event.trainer_and_others()
+    if held is None:
+        return None
+    total = None if event.total_bytes is None else event.total_bytes / GIB
+    return (held + (event.tried_bytes or 0)) / GIB, total
+
+
+def _raised(est: Estimate, phase: str, held: float | None) -> Estimate:
+    return est if held is None else observed_floor(est, phase, held)
+
+
+def _step_jobs(report: Report, job: Job) -> list[tuple[int, Job]]:
+    """The job after each ladder step that changes the config (the steps are cumulative)."""
+    doc = report.config
+    if doc is None or not doc.ok:
+        return []
+    out: list[tuple[int, Job]] = []
+    for step in report.ladder:
+        if not step.edits:
+            continue
+        edited = with_edits(doc, step.edits)
+        if edited is None:
+            continue
+        doc = edited
+        after = job_from_facts(read_config_facts(doc))
+        if after is not None:
+            # The model is the one the case names, whatever the config alone resolves it to.
+            out.append(
+                (step.number, replace(after, family=job.family, label=job.label, params_b=job.params_b))
+            )
+    return out
+
+
+def reply_estimate(report: Report) -> ReplyEstimate | None:
+    """The estimate for a reply, or None where it would mean nothing: no config read, the family or
+    the card not known, a family the memory model does not hold, an OOM of system RAM."""
+    facts = report.facts
+    if not facts.config_parsed or facts.vram_gib is None or facts.host_oom is not None:
+        return None
+    job = job_from_facts(facts)
+    est = estimate(job) if job is not None else None
+    if job is None or est is None:
+        return None
+    seen = _held(report)
+    held, total = seen if seen is not None else (None, None)
+    usable = total if total is not None else usable_gib(facts.vram_gib)
+    phase = PHASE_OF.get(facts.phase.value, "training_step")
+    raised = _raised(est, facts.phase.value, held)
+    peak = raised.peak
+    steps: list[StepSaving] = []
+    enough: int | None = None
+    before_phase = est.phase(phase)
+    for number, after_job in _step_jobs(report, job):
+        after = estimate(after_job)
+        if after is None:
+            break
+        after_phase = after.phase(phase)
+        if held is not None and before_phase is not None and after_phase is not None:
+            # What the OOM message proves, less what the step saves in that phase by the model.
+            after = observed_floor(
+                after, facts.phase.value, held - (before_phase.total.mid - after_phase.total.mid)
+            )
+        total_after = after.peak.total
+        verdict = fit(total_after, usable)
+        saving = max(0.0, peak.total.mid - total_after.mid)
+        steps.append(StepSaving(number, saving, total_after, verdict, after.peak.phase))
+        if verdict is Fit.MARGIN:
+            enough = number
+            break
+    return ReplyEstimate(
+        est=raised,
+        peak=peak,
+        job=job,
+        vram=facts.vram_gib,
+        usable=usable,
+        assumed=facts.vram_source == "assumed",
+        fit=fit(peak.total, usable),
+        held=held if held is not None and peak.total.low <= held + 1e-9 else None,
+        steps=tuple(steps),
+        enough_after=enough,
+    )
+
+
+def _span(span: Span) -> dict[str, float]:
+    return {"low_gib": round(span.low, 2), "high_gib": round(span.high, 2)}
+
+
+def estimate_to_dict(e: ReplyEstimate) -> dict[str, Any]:
+    """The estimate as `oomcheck estimate --format json` prints it."""
+    return {
+        "family": e.job.family,
+        "model": e.job.label,
+        "card": {"vram_gb": e.vram, "usable_gib": round(e.usable, 2), "assumed": e.assumed},
+        "peak": {"phase": e.peak.phase, **_span(e.peak.total), "fit": e.fit.value},
+        "observed_gib": None if e.held is None else round(e.held, 2),
+        "phases": [
+            {
+                "phase": p.phase,
+                **_span(p.total),
+                "components": [
+                    {"name": c.name, **_span(c.gib), "detail": dict(c.detail)} for c in p.components
+                ],
+            }
+            for p in e.est.phases
+        ],
+        "steps": [
+            {"step": s.number, "saving_gib": round(s.saving, 2), **_span(s.total), "fit": s.fit.value}
+            for s in e.steps
+        ],
+        "sources": e.est.arch.sources,
+    }

@@ -1,0 +1,71 @@
+"""`oomcheck estimate`'s text: one row per component, one column per phase, the totals, the card."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from diagnosis.estimate.model import ZERO
+from diagnosis.estimate.reply import ReplyEstimate
+from diagnosis.render.catalogue import message
+from diagnosis.render.estimate_view import gib
+
+_COMPONENTS = ("weights", "text_encoder", "vae", "adapter", "activations", "overhead")
+
+
+def _width(text: str) -> int:
+    # Terminal columns: wide (CJK) characters take two.
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    space = " " * max(0, width - _width(text))
+    return space + text if right else text + space
+
+
+def _cell(low: float, high: float) -> str:
+    if high <= 0:
+        return "–"
+    a, b = gib(low), gib(high)
+    return a if a == b else f"{a}–{b}"
+
+
+def render_estimate_text(e: ReplyEstimate, lang: str) -> str:
+    phases = e.est.phases
+    head = [message("cli.estimate.component", lang)] + [
+        message(f"cli.estimate.phase.{p.phase}", lang) for p in phases
+    ]
+    rows = [head]
+    for name in _COMPONENTS:
+        spans = [p.get(name) for p in phases]
+        if all(s == ZERO for s in spans):
+            continue
+        rows.append([message(f"cli.estimate.part.{name}", lang)] + [_cell(s.low, s.high) for s in spans])
+    rows.append([message("cli.estimate.total", lang)] + [_cell(p.total.low, p.total.high) for p in phases])
+    widths = [max(_width(row[i]) for row in rows) for i in range(len(head))]
+    lines = [
+        "  ".join(_pad(cell, widths[i], right=i > 0) for i, cell in enumerate(row)).rstrip() for row in rows
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    card_key = "reply.estimate.card_assumed" if e.assumed else "reply.estimate.card"
+    card = message(card_key, lang, vram=f"{e.vram:g}", usable=f"{e.usable:.1f}")
+    fit = message(f"reply.estimate.fit.{e.fit.value}", lang)
+    peak = e.peak.total
+    low, high = gib(peak.low), gib(peak.high)
+    out = [
+        message("cli.estimate.title", lang, model=e.job.label),
+        "",
+        *lines,
+        "",
+        message(
+            "cli.estimate.peak",
+            lang,
+            low=low,
+            high=high,
+            phase=message(f"reply.estimate.phase.{e.peak.phase}", lang),
+        ),
+        message("reply.estimate.card_line", lang, card=card, fit=fit),
+    ]
+    if e.held is not None:
+        out.append(message("reply.estimate.held", lang, held=f"{e.held:.1f}"))
+    out += ["", message("cli.estimate.sources", lang)]
+    return "\n".join(out) + "\n"

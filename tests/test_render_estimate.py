@@ -1,0 +1,93 @@
+"""The memory estimate in the reply: shown where the family, the config and the card are known (or
+the card is stated as assumed), always as a range; the reply is as before everywhere else, and the
+estimate is not even worked out there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from diagnosis import diagnose
+from diagnosis.render import estimate_view as estimate_view_module
+from diagnosis.render import render_cli
+from tests.conftest import CORPUS, EXAMPLES
+
+CONFIG = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
+LOG = (EXAMPLES / "flux_lora_24gb_oom.log").read_text(encoding="utf-8")
+
+
+def _case(name: str) -> str:
+    found = next(Path(CORPUS).glob(f"*/{name}*/input.txt"))
+    return found.read_text(encoding="utf-8")
+
+
+def test_a_config_alone_gets_the_estimate_on_the_assumed_card() -> None:
+    reply = render_cli(diagnose([CONFIG]), lang="en")
+    assert "📏 Estimated peak: ≈ " in reply
+    assert "GPU: 24 GB, assumed (≈ 23.5 GiB usable)." in reply
+    ja = render_cli(diagnose([CONFIG]), lang="ja")
+    assert "📏 推定ピーク：" in ja and "24 GB と仮定" in ja
+
+
+def test_a_stated_card_is_not_called_assumed() -> None:
+    reply = render_cli(diagnose([CONFIG], gpu_vram_gib=48), lang="en")
+    assert "GPU: 48 GB (≈ 47.0 GiB usable)." in reply
+
+
+def test_each_step_says_what_it_saves_until_one_fits() -> None:
+    reply = render_cli(diagnose([CONFIG, LOG]), lang="en")
+    steps = [line for line in reply.splitlines() if line.startswith("• After step ")]
+    assert steps and steps[0].startswith("• After step 1: ≈ ")
+    assert "less than now" in steps[0]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "107-sdxl-3060",  # a log alone: no config to estimate
+        "108-flux2-klein9b",  # system RAM ran out
+        "109-flux-dev-hf-401",  # not an out-of-memory
+        "111-qwen-edit-2511-tab",  # the config does not parse
+    ],
+)
+def test_no_estimate_where_it_would_mean_nothing(name: str) -> None:
+    for lang in ("en", "ja"):
+        reply = render_cli(diagnose([_case(name)]), lang=lang)
+        assert "📏" not in reply
+
+
+def test_an_unknown_family_gets_no_estimate() -> None:
+    pixart = CONFIG.replace("name_or_path: ", "arch: pixart\n      name_or_path: ", 1)
+    report = diagnose([pixart])
+    assert report.facts.family != "flux"
+    assert "📏" not in render_cli(report, lang="en")
+
+
+def test_not_worked_out_where_not_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[object] = []
+
+    def counted(report: object) -> None:
+        asked.append(report)
+
+    monkeypatch.setattr(estimate_view_module, "reply_estimate", counted)
+    render_cli(diagnose([_case("109-flux-dev-hf-401")]), lang="en")
+    render_cli(diagnose([_case("107-sdxl-3060")]), lang="en")
+    assert asked == []
+    render_cli(diagnose([CONFIG]), lang="en")
+    assert len(asked) == 1
+
+
+def test_the_oom_message_raises_the_phase_where_it_failed() -> None:
+    reply = render_cli(diagnose([_case("103-qwen-image-2512")]), lang="en")
+    assert "The OOM message shows the process held at least 31.9 GiB there" in reply
+    assert "Estimated peak: ≈ 32–38 GiB at the preview." in reply
+
+
+def test_a_failing_estimate_costs_only_its_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(report: object) -> None:
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(estimate_view_module, "reply_estimate", broken)
+    reply = render_cli(diagnose([CONFIG]), lang="en")
+    assert "📏" not in reply and "gradient checkpointing" in reply.lower()
