@@ -31,8 +31,12 @@ from bot.inputs import (
     input_size,
     inputs_hash,
     largest_read,
+    merge,
 )
 from bot.languages import reply_languages
+from bot.links import REFUSALS, FetchLimits, LinkFetcher
+from bot.media import ScreenReader, gather_links
+from bot.ocr import OcrLimits
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
 from bot.send import NO_MENTIONS, from_reply, say_privately
@@ -49,6 +53,20 @@ T = TypeVar("T")
 def _mib(size: int) -> str:
     """Bytes as MiB for a sentence: "8", "12.5"."""
     return f"{size / (1024 * 1024):.1f}".removesuffix(".0")
+
+
+# The notes on screenshots and links (bot/media.py): an ignored file's reason → its sentence.
+MEDIA_NOTES = {
+    "screenshot": "image.screenshot",
+    "no_ocr": "image.no_ocr",
+    "unsure": "image.unsure",
+    "unsure_case": "image.unsure",
+    "no_text": "image.no_text",
+    "image_size": "image.refused",
+    "image_refused": "image.refused",
+    "link_read": "link.read",
+    **{f"link_{reason}": f"link.{reason}" for reason in REFUSALS},
+}
 
 
 class _Turn:
@@ -78,6 +96,15 @@ class ReplyService:
         self._inflight: set[int] = set()
         self._turns: dict[int, _Turn] = {}
         self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
+        self.screens = ScreenReader(
+            OcrLimits(max_bytes=settings.screenshot_max_bytes),
+            engine.kinds,
+            enabled=settings.read_screenshots,
+        )
+        # Replaced by the tests with one that reaches their local server (see tests/pasteserver.py).
+        self.links = LinkFetcher(
+            FetchLimits(max_bytes=settings.link_max_bytes, timeout_seconds=settings.link_timeout_seconds)
+        )
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -86,6 +113,9 @@ class ReplyService:
         if self._store is None:
             self._store = await asyncio.to_thread(Store, self.settings.database_path)
         await self.db(self.store.purge, time.time() - self.settings.retention_days * 86400)
+
+    async def close_links(self) -> None:
+        await self.links.close()
 
     def close(self) -> None:
         self._engine_pool.shutdown(wait=False, cancel_futures=True)
@@ -173,7 +203,10 @@ class ReplyService:
         read_mib = _mib(largest_read(self.settings.input_cap_bytes, self.settings.attachment_read_bytes))
         notes = []
         for f in ignored:
-            if f.reason == "size":
+            if f.reason in MEDIA_NOTES:
+                key = MEDIA_NOTES[f.reason]
+                notes.append(self.t(key, lang, name=f.name, url=f.name, limit_mib=self._media_mib(f.reason)))
+            elif f.reason == "size":
                 notes.append(self.t("attachment_ignored_size", lang, name=f.name, limit_mib=read_mib))
             elif f.reason == "tail":
                 notes.append(
@@ -193,19 +226,30 @@ class ReplyService:
                 notes.append(self.t("attachment_ignored_type", lang, name=f.name))
         return notes
 
+    def _media_mib(self, reason: str) -> str:
+        if reason.startswith("link_"):
+            return _mib(self.settings.link_max_bytes)
+        return _mib(self.settings.screenshot_max_bytes)
+
     # ------------------------------------------------------------------ reading
 
     async def read_message(self, message: discord.Message, *, strip_mentions: bool = False) -> Gathered:
         """A message's text and readable attachments, within the input cap and the read limit;
         `strip_mentions` drops mentions of the bot and its role (a message asking the bot by name)."""
         user = self.client.user
-        return await gather_message(
+        gathered = await gather_message(
             message,
             cap=self.settings.input_cap_bytes,
             bot_user_id=user.id if strip_mentions and user else None,
             bot_role_id=bot_role_id(message),
             read_limit=self.settings.attachment_read_bytes,
+            read_image=self.screens.read_attachment,
         )
+        if not self.settings.read_links:
+            return gathered
+        # What the links bring shares the message's input cap with its own text and files.
+        room = self.settings.input_cap_bytes - input_size(gathered.inputs)
+        return merge(gathered, await gather_links(message.content or "", self.links, self.screens, cap=room))
 
     # ------------------------------------------------------------------ diagnosing and building
 

@@ -37,6 +37,13 @@ _USER_MARKERS = ("/home/USER", "/Users/USER", "\\Users\\USER", "Users\\\\USER", 
 EVIDENCE_MAX = 200
 # How intake and the bot name a pasted message (models.Piece.source): the reply says it in its language.
 _MESSAGE_SOURCE = re.compile(r"message (\d{1,4})")
+# A text the bot or the CLI read from a screenshot by OCR: the reply marks it as read, not pasted.
+_SCREENSHOT_PREFIX = "screenshot:"
+
+
+def screenshot_source(name: str) -> str:
+    """The source name of a text read from the screenshot `name` (see `EvidenceLine.screenshot`)."""
+    return _SCREENSHOT_PREFIX + name
 
 
 class EvidenceLine(NamedTuple):
@@ -46,6 +53,7 @@ class EvidenceLine(NamedTuple):
     line: int | None
     text: str
     message: int | None = None  # N when the source is the Nth pasted message ("message N")
+    screenshot: str | None = None  # the image's name when the text was read from a screenshot
 
 
 class OomNumbers(NamedTuple):
@@ -213,7 +221,14 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
             seen.add(key)
             text = shorten(ev.text.strip().strip("`").strip())
             pasted = _MESSAGE_SOURCE.fullmatch(ev.source)
-            out.append(EvidenceLine(ev.source, ev.line, text, int(pasted.group(1)) if pasted else None))
+            image = (
+                ev.source.removeprefix(_SCREENSHOT_PREFIX)
+                if ev.source.startswith(_SCREENSHOT_PREFIX)
+                else None
+            )
+            out.append(
+                EvidenceLine(ev.source, ev.line, text, int(pasted.group(1)) if pasted else None, image)
+            )
     return [e for e in out if e.text][:MAX_EVIDENCE]
 
 
