@@ -17,13 +17,10 @@ import functools
 import io
 import os
 import re
-import shutil
 import warnings
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
-
-from diagnosis.logreader.oom import could_be_oom, parse_oom
 
 # Tesseract's OpenMP threads fight each other and the bot for two cores: one thread reads a
 # screenshot in a third of the time here. The program inherits it; an operator's own setting wins.
@@ -141,6 +138,8 @@ def is_image_name(filename: str, content_type: str | None) -> bool:
 @functools.cache
 def available() -> bool:
     """Pillow, pytesseract and a `tesseract` program with English and Japanese data are all here."""
+    import shutil  # here, not at the top: the CLI imports this module for `image_format` alone
+
     try:
         import PIL.Image  # noqa: F401
         import pytesseract
@@ -193,6 +192,8 @@ def tidy_line(line: str) -> str:
 def numbers_agree(text: str) -> bool:
     """The figures of every OOM message in `text` fit together: what is free, held by this process or
     allocated never exceeds the card's total, and what PyTorch allocated fits in what the process holds."""
+    from diagnosis.logreader.oom import could_be_oom, parse_oom
+
     for line in _joined(text):
         if not could_be_oom(line):
             continue
@@ -283,6 +284,8 @@ def _with_japanese(lines: list[_Line], japanese: list[_Line]) -> list[_Line]:
 def _joined(text: str) -> list[str]:
     """The text's lines, each line that `could_be_oom` joined with the lines a console wrapped it onto
     (the next lines up to an empty one), so the message's figures are read as one."""
+    from diagnosis.logreader.oom import could_be_oom
+
     lines = text.split("\n")
     out = []
     for i, line in enumerate(lines):

@@ -65,6 +65,7 @@ class OomNumbers(NamedTuple):
     others: str | None = None
     process: str | None = None
     host: bool = False  # the figures are system RAM (an OOM killer's anon-rss, the CPU allocator), not VRAM
+    screenshot: str | None = None  # the image's name when the figures were read from a screenshot
 
 
 class StepView(NamedTuple):
@@ -152,7 +153,11 @@ def _fatal(report: Report) -> OomEvent | None:
     return None
 
 
-def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
+def _screenshot_name(source: str) -> str | None:
+    return source.removeprefix(_SCREENSHOT_PREFIX) if source.startswith(_SCREENSHOT_PREFIX) else None
+
+
+def _oom_numbers(event: OomEvent | None, source: str = "") -> OomNumbers | None:
     if event is None:
         return None
     # The reply counts as others what other_process_on_gpu counts as foreign (the same function).
@@ -165,6 +170,7 @@ def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
         others=size_text(others),
         process=size_text(process),
         host=event.kind.on_host,
+        screenshot=_screenshot_name(source),
     )
     if not any((numbers.tried, numbers.free, numbers.total, numbers.others, numbers.process)):
         return None
@@ -221,11 +227,7 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
             seen.add(key)
             text = shorten(ev.text.strip().strip("`").strip())
             pasted = _MESSAGE_SOURCE.fullmatch(ev.source)
-            image = (
-                ev.source.removeprefix(_SCREENSHOT_PREFIX)
-                if ev.source.startswith(_SCREENSHOT_PREFIX)
-                else None
-            )
+            image = _screenshot_name(ev.source)
             out.append(
                 EvidenceLine(ev.source, ev.line, text, int(pasted.group(1)) if pasted else None, image)
             )
@@ -566,7 +568,9 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         steps = [s._replace(number=number) for number, s in enumerate(standalone, start=1)]
     question = _question(report)
     evidence = _evidence(report, primary)
-    oom = _oom_numbers(fatal)
+    # The figures come from the log when it holds the event, else from the user's words.
+    from_log = report.log is not None and fatal is not None and fatal in report.log.events
+    oom = _oom_numbers(fatal, report.log.piece.source if from_log and report.log is not None else "")
     if oom is not None and oom.tried:
         # The OOM line already gives these numbers; the raw message would say them a second time.
         evidence = [e for e in evidence if f"Tried to allocate {oom.tried}" not in e.text]
