@@ -114,6 +114,12 @@ _HOSTS = frozenset(
 )
 
 
+def link_label(link: str) -> str:
+    """A link as the reply names it: host and path, without the query (Discord's signatures)."""
+    parts = urlsplit(link)
+    return f"{parts.hostname or ''}{parts.path}"
+
+
 def paste_links(text: str) -> list[tuple[str, str]]:
     """The links of `text` to allowlisted pastes and files, as (the link, the URL fetched), at most
     `MAX_LINKS`, each once. Links to any other host are not returned: they are not ours to follow."""

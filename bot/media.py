@@ -9,25 +9,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 import discord
 
 from bot import ocr
 from bot.diagnosis_port import InputKinds
 from bot.inputs import Gathered, IgnoredFile, SourcedText, decode_text, merge
-from bot.links import LinkFetcher, paste_links
+from bot.links import LinkFetcher, link_label, paste_links
 from diagnosis.render.view import screenshot_source
 
 # The reasons `ReplyService.ignored_notes` words; "unsure_case" is an unsure read that still looks
 # like a config or a log: the one image that gets an answer in auto mode (asking for the text).
 ASKS_FOR_TEXT = "unsure_case"
-
-
-def link_label(link: str) -> str:
-    """A link as the reply names it: host and path, without the query (Discord's signatures)."""
-    parts = urlsplit(link)
-    return f"{parts.hostname or ''}{parts.path}"
 
 
 def asks_for_text(gathered: Gathered) -> bool:

@@ -288,8 +288,7 @@ def _fetch(url: str, cap: int, lang: str, err: TextIO) -> tuple[bytes, str] | No
     """A link's raw text (or image) under the bot's rules (bot/links.py), or None after saying why not."""
     import asyncio
 
-    from bot.links import FetchLimits, LinkFetcher, paste_links
-    from bot.media import link_label
+    from bot.links import FetchLimits, LinkFetcher, link_label, paste_links
 
     found = paste_links(url)
     if not found:
