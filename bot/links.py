@@ -115,9 +115,9 @@ _HOSTS = frozenset(
 
 
 def link_label(link: str) -> str:
-    """A link as the reply names it: host and path, without the query (Discord's signatures)."""
+    """A link as the reply names it: without its query (Discord's signatures) or fragment."""
     parts = urlsplit(link)
-    return f"{parts.hostname or ''}{parts.path}"
+    return f"https://{parts.hostname or ''}{parts.path}"
 
 
 def paste_links(text: str) -> list[tuple[str, str]]:

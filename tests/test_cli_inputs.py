@@ -96,7 +96,9 @@ async def test_a_pastebin_link_is_fetched_and_diagnosed(
     assert code == EXIT_FINDINGS
     report = json.loads(out)
     assert report["facts"]["phase"] == "training_step"
-    assert {e["source"] for f in report["findings"] for e in f["evidence"]} <= {"pastebin.com/Ab12Cd34"}
+    assert {e["source"] for f in report["findings"] for e in f["evidence"]} <= {
+        "https://pastebin.com/Ab12Cd34"
+    }
 
 
 async def test_a_refused_fetch_says_why(server: PasteServer, monkeypatch: pytest.MonkeyPatch) -> None:
