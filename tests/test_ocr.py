@@ -185,3 +185,15 @@ def test_available_is_false_without_the_program(monkeypatch: pytest.MonkeyPatch)
         assert not ocr.available()
     finally:
         ocr.available.cache_clear()
+
+
+@needs_ocr
+def test_a_clear_screenshot_whose_figures_disagree_is_not_trusted() -> None:
+    # Drawn as is: 291.31 GiB free on a 23.55 GiB card is what a misread would look like.
+    text = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total\n"
+        "capacity of 23.55 GiB of which 291.31 GiB is free. Including non-PyTorch memory, this process\n"
+        "has 23.33 GiB memory in use.\n"
+    )
+    read = read_screenshot(console_png(text, columns=100))
+    assert (read.status, read.reason) == (ReadStatus.UNSURE, "figures disagree")

@@ -106,3 +106,35 @@ async def test_a_photo_gets_no_reply_in_auto_mode(fake: FakeDiscord, bot: Bots) 
     await one_reply(fake, other, timeout=60)  # a barrier: messages are handled in order per channel
     await fake.settle()
     assert fake.replies_to(int(photo["id"])) == []
+
+
+@needs_ocr
+async def test_a_screenshot_read_too_poorly_asks_for_the_text_in_auto_mode(
+    fake: FakeDiscord, bot: Bots
+) -> None:
+    # A read whose figures break the message's arithmetic (291 GiB free on a 23.55 GiB card).
+    text = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total\n"
+        "capacity of 23.55 GiB of which 291.31 GiB is free. Including non-PyTorch memory, this process\n"
+        "has 23.33 GiB memory in use.\n"
+    )
+    shot = console_png(text, columns=100)
+    msg = await fake.user_sends(fake.alice, fake.help_channel, "", files=[("oom.png", shot)])
+    reply = await one_reply(fake, msg, timeout=60)
+    assert reply.strip() == (
+        "I could not read oom.png reliably enough to check it. Please paste the console's text, "
+        "or attach the log file."
+    )
+
+
+async def test_without_tesseract_a_mention_with_a_screenshot_asks_for_the_text(
+    fake: FakeDiscord, bot: Bots, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot import ocr
+
+    monkeypatch.setattr(ocr, "available", lambda: False)
+    png = b"\x89PNG\r\n\x1a\n" + bytes(64)
+    msg = await fake.user_sends(fake.alice, fake.general, "help", files=[("err.png", png)], mention_bot=True)
+    text = await one_reply(fake, msg)
+    assert "I cannot read images on this server, so I did not read err.png." in text
+    assert not [r for r in fake.calls("cdn") if r.path.endswith(".png")], "nothing downloaded"
