@@ -166,11 +166,15 @@ def read_screenshot(data: bytes, limits: OcrLimits = OcrLimits()) -> OcrRead:
         return OcrRead(ReadStatus.REFUSED, reason="pixels or damaged")
     page = _prepare(image)
     lines = _lines(_tesseract(page, "eng", limits.timeout_seconds))
-    if any(w.confidence < _RECHECK for line in lines for w in line.words):
+    doubtful = [line for line in lines if any(w.confidence < _RECHECK for w in line.words)]
+    if doubtful:
         # Japanese words (a user folder, a message of the UI) come out of the English reading as a
         # few odd characters; the Japanese one reads Latin digits worse (0 as 9), so only its
-        # Japanese words are taken.
-        lines = _with_japanese(lines, _lines(_tesseract(page, "jpn", limits.timeout_seconds)))
+        # Japanese words are taken, and only the doubtful lines are read again (a fraction of the
+        # time of a second pass over the page).
+        strip, bands = _strip(page, doubtful)
+        japanese = _unstrip(_lines(_tesseract(strip, "jpn", limits.timeout_seconds)), bands)
+        lines = _with_japanese(lines, japanese)
     return _judge(lines)
 
 
@@ -264,6 +268,48 @@ def _lines(data: dict[str, list[Any]]) -> list[_Line]:
         key = (int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))
         grouped.setdefault(key, []).append(word)
     return sorted((_Line(tuple(words)) for words in grouped.values()), key=lambda line: line.top)
+
+
+# A band of the page read again: its top in the strip, its height, its top on the page.
+_Band = tuple[int, int, int]
+_BAND_MARGIN = 4  # pixels above and below a line's words, for the ascenders Tesseract cut off
+
+
+def _strip(page: Any, lines: list[_Line]) -> tuple[Any, list[_Band]]:
+    """The page's bands holding `lines`, stacked into one image, and where each band came from."""
+    from PIL import Image
+
+    spans: list[list[int]] = []
+    for line in lines:
+        top, bottom = max(0, line.top - _BAND_MARGIN), min(page.height, line.bottom + _BAND_MARGIN)
+        if spans and top <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], bottom)
+        else:
+            spans.append([top, bottom])
+    strip = Image.new("L", (page.width, sum(b - t for t, b in spans)), 255)
+    bands: list[_Band] = []
+    y = 0
+    for top, bottom in spans:
+        strip.paste(page.crop((0, top, page.width, bottom)), (0, y))
+        bands.append((y, bottom - top, top))
+        y += bottom - top
+    return strip, bands
+
+
+def _unstrip(lines: list[_Line], bands: list[_Band]) -> list[_Line]:
+    """Lines read from a strip, moved back to where their words are on the page."""
+    out = []
+    for line in lines:
+        words = []
+        for w in line.words:
+            middle = (w.top + w.bottom) / 2
+            band = next((b for b in bands if b[0] <= middle < b[0] + b[1]), None)
+            if band is not None:
+                shift = band[2] - band[0]
+                words.append(_Word(w.text, w.confidence, w.left, w.right, w.top + shift, w.bottom + shift))
+        if words:
+            out.append(_Line(tuple(words)))
+    return out
 
 
 def _with_japanese(lines: list[_Line], japanese: list[_Line]) -> list[_Line]:
