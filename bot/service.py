@@ -245,11 +245,14 @@ class ReplyService:
             read_limit=self.settings.attachment_read_bytes,
             read_image=self.screens.read_attachment,
         )
+        return merge(gathered, await self.read_links(message.content or "", used=input_size(gathered.inputs)))
+
+    async def read_links(self, text: str, *, used: int = 0) -> Gathered:
+        """What the allowlisted links in `text` point to; it shares the input cap with the `used`
+        characters already read for the same case."""
         if not self.settings.read_links:
-            return gathered
-        # What the links bring shares the message's input cap with its own text and files.
-        room = self.settings.input_cap_bytes - input_size(gathered.inputs)
-        return merge(gathered, await gather_links(message.content or "", self.links, self.screens, cap=room))
+            return Gathered(())
+        return await gather_links(text, self.links, self.screens, cap=self.settings.input_cap_bytes - used)
 
     # ------------------------------------------------------------------ diagnosing and building
 

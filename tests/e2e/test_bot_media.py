@@ -138,3 +138,22 @@ async def test_without_tesseract_a_mention_with_a_screenshot_asks_for_the_text(
     text = await one_reply(fake, msg)
     assert "I cannot read images on this server, so I did not read err.png." in text
     assert not [r for r in fake.calls("cdn") if r.path.endswith(".png")], "nothing downloaded"
+
+
+async def test_oom_check_with_a_link_as_its_text(fake: FakeDiscord, bot: Bots, pastes: PasteServer) -> None:
+    pastes.pages["/1/raw/aB3dE9f"] = OOM_LOG.encode()
+    inter = await fake.slash_command(
+        fake.alice, fake.general, "oom-check", {"text": "https://mclo.gs/aB3dE9f"}
+    )
+    text = fake.text_of(await fake.shown(inter))
+    assert HEADLINE in text
+    assert "I read <https://mclo.gs/aB3dE9f>." in text
+
+
+@needs_ocr
+async def test_oom_check_with_a_screenshot_as_its_file(fake: FakeDiscord, bot: Bots) -> None:
+    files = {"file": ("console.png", console_png(OOM_LOG, scale=1.25))}
+    inter = await fake.slash_command(fake.alice, fake.general, "oom-check", files=files)
+    text = fake.text_of(await fake.shown(inter))
+    assert HEADLINE in text
+    assert "read from your screenshot console.png" in text
