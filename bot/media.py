@@ -16,6 +16,7 @@ from bot import ocr
 from bot.diagnosis_port import InputKinds
 from bot.inputs import Gathered, IgnoredFile, SourcedText, decode_text, merge
 from bot.links import LinkFetcher, link_label, paste_links
+from diagnosis.decode import image_format
 from diagnosis.render.view import screenshot_source
 
 # The reasons `ReplyService.ignored_notes` words; "unsure_case" is an unsure read that still looks
@@ -81,7 +82,7 @@ async def gather_links(text: str, fetcher: LinkFetcher, screens: ScreenReader, *
             parts.append(Gathered((), (IgnoredFile(label, f"link_{got.refusal}"),)))
             continue
         budget -= len(got.data)
-        if ocr.image_format(got.data) is not None:
+        if image_format(got.data) is not None:
             parts.append(await screens.read(label, got.data))
             continue
         parts.append(

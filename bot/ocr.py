@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from diagnosis.decode import image_format
+
 # Tesseract's OpenMP threads fight each other and the bot for two cores: one thread reads a
 # screenshot in a third of the time here. The program inherits it; an operator's own setting wins.
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
-# The three formats Discord shows inline; their first bytes, so a file is recognised by what it is.
-_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"))
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
 LANGUAGES = ("eng", "jpn")
 # A word Tesseract gives less than this (0-100) is a guess.
@@ -47,12 +47,16 @@ _DIGIT_CONFUSIONS = str.maketrans(
 _LONE_ZEROS = ("O", "o", "©")
 _CONFUSABLE = "0-9OoDlI|S©"
 # A figure with its unit, as an OOM message writes it ("2O.OO GiB", "5l2.00 MiB").
-_SIZE = re.compile(rf"(?<![A-Za-z])([{_CONFUSABLE}]+(?:[.,][{_CONFUSABLE}]+)?)(\s?(?:[KMGT]i?B|bytes)\b)")
+# Bounded runs: a figure has at most a dozen digits, and an unbounded run would be read again from
+# every position of a long line of digits.
+_SIZE = re.compile(
+    rf"(?<![A-Za-z0-9])([{_CONFUSABLE}]{{1,12}}(?:[.,][{_CONFUSABLE}]{{1,6}})?)(\s?(?:[KMGT]i?B|bytes)\b)"
+)
 # "GPU O", "cuda:l": the device index.
 _DEVICE = re.compile(rf"(\b(?:GPU|cuda:|device)\s?)([{_CONFUSABLE}])\b")
 # A tqdm bar ("  0%|          | 1/2000 [00:29<…"): its block characters come back as letters and its
 # edges as `]`, `l` or nothing, and the log reader knows a bar by its `%|`.
-_BAR = re.compile(r"(\d{1,3}%) ?[|\]\[lI!]?[^\d\n]{0,60}?[|\]\[lI!]? ?(\d+/\d+ ?\[)")
+_BAR = re.compile(r"(\d{1,3}%) ?[|\]\[lI!]?[^\d\n]{0,60}?[|\]\[lI!]? ?(\d{1,9}/\d{1,9} ?\[)")
 
 
 class ReadStatus(StrEnum):
@@ -119,16 +123,6 @@ class _Line:
         return any(w.confidence < _SURE for w in self.words)
 
 
-def image_format(data: bytes) -> str | None:
-    """ "PNG", "JPEG" or "WEBP" from the file's first bytes; None for anything else."""
-    for signature, name in _SIGNATURES:
-        if data.startswith(signature):
-            return name
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "WEBP"
-    return None
-
-
 def is_image_name(filename: str, content_type: str | None) -> bool:
     if filename.lower().endswith(IMAGE_EXTENSIONS):
         return True
@@ -138,7 +132,7 @@ def is_image_name(filename: str, content_type: str | None) -> bool:
 @functools.cache
 def available() -> bool:
     """Pillow, pytesseract and a `tesseract` program with English and Japanese data are all here."""
-    import shutil  # here, not at the top: the CLI imports this module for `image_format` alone
+    import shutil  # here: a bot that never reads an image does not pay for its import
 
     try:
         import PIL.Image  # noqa: F401

@@ -276,11 +276,9 @@ def _read_inputs(
                 reason = exc.strerror or str(exc)
                 err.write(cli_message("cli.unreadable", lang, path=raw, reason=reason) + "\n")
                 return None
-        read = _screenshot_text(data, source, lang, err)
-        if read is None:
-            return None
-        texts.append(read[0])
-        sources.append(read[1])
+        data, source = _screenshot_text(data, source, lang, err)
+        texts.append(data)
+        sources.append(source)
     return texts, sources
 
 
@@ -313,16 +311,19 @@ def _fetch(url: str, cap: int, lang: str, err: TextIO) -> tuple[bytes, str] | No
     return data, link_label(link)
 
 
-def _screenshot_text(data: bytes, source: str, lang: str, err: TextIO) -> tuple[bytes, str] | None:
-    """`data` as it is, or the text read from it when it is a screenshot; None after saying why a
-    screenshot cannot be read."""
-    from bot import ocr
+def _screenshot_text(data: bytes, source: str, lang: str, err: TextIO) -> tuple[bytes, str]:
+    """`data` as it is, or the text read from it when it is a screenshot. An image that cannot be
+    read (no Tesseract, no text, an unsure read) is said on stderr and brings no text: the rest of the
+    case is still diagnosed, and the reply asks for what is missing."""
+    from diagnosis.decode import image_format
 
-    if ocr.image_format(data) is None:
+    if image_format(data) is None:
         return data, source
+    from bot import ocr  # only for an image: a plain check never imports the bot's modules
+
     if not ocr.available():
         err.write(cli_message("cli.no_ocr", lang, path=source) + "\n")
-        return None
+        return b"", source
     read = ocr.read_screenshot(data)
     if read.status is ocr.ReadStatus.TEXT:
         from diagnosis.render.view import screenshot_source
@@ -334,7 +335,7 @@ def _screenshot_text(data: bytes, source: str, lang: str, err: TextIO) -> tuple[
         ocr.ReadStatus.NO_TEXT: "cli.ocr_no_text",
     }.get(read.status, "cli.ocr_refused")
     err.write(cli_message(key, lang, path=source) + "\n")
-    return None
+    return b"", source
 
 
 def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list[SecretHit]) -> str:
