@@ -46,6 +46,10 @@ def screenshot_source(name: str) -> str:
     return _SCREENSHOT_PREFIX + name
 
 
+# The other names intake and the bot give a piece that is not a file (models.Piece.source).
+_NAMED_SOURCES = frozenset({"message", "stdin"})
+
+
 class EvidenceLine(NamedTuple):
     """One quoted line of the reply's evidence list."""
 
@@ -53,6 +57,7 @@ class EvidenceLine(NamedTuple):
     line: int | None
     text: str
     message: int | None = None  # N when the source is the Nth pasted message ("message N")
+    named: str | None = None  # "message" or "stdin": a source the reply names in its own language
     screenshot: str | None = None  # the image's name when the text was read from a screenshot
 
 
@@ -227,10 +232,9 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
             seen.add(key)
             text = shorten(ev.text.strip().strip("`").strip())
             pasted = _MESSAGE_SOURCE.fullmatch(ev.source)
-            image = _screenshot_name(ev.source)
-            out.append(
-                EvidenceLine(ev.source, ev.line, text, int(pasted.group(1)) if pasted else None, image)
-            )
+            number = int(pasted.group(1)) if pasted else None
+            named = ev.source if ev.source in _NAMED_SOURCES else None
+            out.append(EvidenceLine(ev.source, ev.line, text, number, named, _screenshot_name(ev.source)))
     return [e for e in out if e.text][:MAX_EVIDENCE]
 
 
