@@ -122,6 +122,19 @@ class _Line:
     def unsure(self) -> bool:
         return any(w.confidence < _SURE for w in self.words)
 
+    @property
+    def left(self) -> int:
+        return min(w.left for w in self.words)
+
+    @property
+    def right(self) -> int:
+        return max(w.right for w in self.words)
+
+    @property
+    def cell(self) -> float:
+        """The width of one character cell, from the line's own words."""
+        return sum(w.right - w.left for w in self.words) / max(sum(len(w.text) for w in self.words), 1)
+
 
 def is_image_name(filename: str, content_type: str | None) -> bool:
     if filename.lower().endswith(IMAGE_EXTENSIONS):
@@ -262,6 +275,7 @@ def _lines(data: dict[str, list[Any]]) -> list[_Line]:
     return sorted((_Line(tuple(words)) for words in grouped.values()), key=lambda line: line.top)
 
 
+_SMALL_KANA = set("ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮー・、。")
 # A band of the page read again: its top in the strip, its height, its top on the page.
 _Band = tuple[int, int, int]
 _BAND_MARGIN = 4  # pixels above and below a line's words, for the ascenders Tesseract cut off
@@ -307,7 +321,13 @@ def _unstrip(lines: list[_Line], bands: list[_Band]) -> list[_Line]:
 def _with_japanese(lines: list[_Line], japanese: list[_Line]) -> list[_Line]:
     """Each line with the Japanese words the Japanese reading is sure of put in place of what the
     English reading made of the same spot (`3 3` for `たろう`)."""
-    words = [w for line in japanese for w in line.words if w.japanese and w.confidence >= _SURE]
+    words = [
+        w
+        for line in japanese
+        for w in line.words
+        # A lone small kana (っ, ょ) is what the Japanese reading makes of a speck beside Latin text.
+        if w.japanese and w.confidence >= _SURE and not set(w.text) <= _SMALL_KANA
+    ]
     out = []
     for line in lines:
         inside = [w for w in words if line.top <= (w.top + w.bottom) / 2 <= line.bottom]
@@ -337,8 +357,35 @@ def _joined(text: str) -> list[str]:
     return out
 
 
+def _unwrapped(lines: list[_Line]) -> list[str]:
+    """The console's lines as they were written: a terminal cuts a long line at its width, anywhere,
+    even inside a word or a figure ("of whi" / "ch 201.31 MiB is free"). Lines whose words reach the
+    right edge that several lines share are joined to the next one: with a space when the cut fell on
+    one (a blank last cell, or a next line that starts indented), else without."""
+    if not lines:
+        return []
+    edge = max(line.right for line in lines)
+    margin = min(line.left for line in lines)
+    at_edge = [line for line in lines if edge - line.right <= 1.5 * line.cell]
+    wraps = len(at_edge) >= 2  # one long line is no sign of a terminal's width
+    out: list[str] = []
+    pending: str | None = None
+    blank_cut = False
+    for line in lines:
+        text = line.text
+        if pending is not None:
+            spaced = blank_cut or line.left - margin >= 0.5 * line.cell
+            text = pending + (" " if spaced else "") + text
+        if wraps and line in at_edge and line is not lines[-1]:
+            pending, blank_cut = text, edge - line.right > 0.5 * line.cell
+            continue
+        out.append(text)
+        pending = None
+    return out
+
+
 def _judge(lines: list[_Line]) -> OcrRead:
-    text = "\n".join(tidy_line(line.text) for line in lines)
+    text = "\n".join(tidy_line(line) for line in _unwrapped(lines))
     confidences = [w.confidence for line in lines for w in line.words]
     if not confidences or sum(ch.isalnum() for ch in text) < _MIN_TEXT_CHARS:
         return OcrRead(ReadStatus.NO_TEXT, reason="too little text")

@@ -24,6 +24,10 @@ def headline(texts: list[str], sources: list[str]) -> str:
     return render_cli(diagnose(texts, sources=sources), fmt="text").splitlines()[0]
 
 
+def summary(texts: list[str], sources: list[str]) -> str:
+    return render_cli(diagnose(texts, sources=sources), fmt="text").splitlines()[1]
+
+
 # ---------------------------------------------------------------- reading back what was drawn
 
 
@@ -38,8 +42,11 @@ def test_the_examples_oom_log_as_a_screenshot_gets_the_headline_of_the_text(
 ) -> None:
     read = read_screenshot(console_png(OOM_LOG, scale=scale, dark=dark, fmt=fmt))
     assert read.status is ReadStatus.TEXT, read.reason
-    assert "Tried to allocate 512.00 MiB" in read.text
+    # The console cut the message at 120 columns, inside words ("of whi" / "ch"): read back as one line.
+    assert "GPU 0 has a total capacity of 23.55 GiB of which 201.31 MiB is free. Including non-" in read.text
     assert headline([read.text], ["shot.png"]) == headline([OOM_LOG], ["oom.log"])
+    # The line under the headline too: the card's size comes from the message's figures.
+    assert summary([read.text], ["shot.png"]) == summary([OOM_LOG], ["oom.log"])
 
 
 @needs_ocr
