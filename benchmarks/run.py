@@ -399,6 +399,42 @@ def bench_startup(reps: int) -> list[Figure]:
 # ------------------------------------------------------------------------------------------------
 
 
+# ------------------------------------------------------------------------------------------------
+# A screenshot of the example's OOM log: OCR time beside the engine's time on the text it reads
+
+
+def bench_ocr(reps: int) -> list[Figure]:
+    from bot import ocr
+    from diagnosis import diagnose
+    from tests.screenshots import console_png
+
+    if not ocr.available():
+        return [Figure("OCR per screenshot", "Tesseract is not installed", "-", None)]
+    log = (ROOT / "examples" / "flux_lora_24gb_oom.log").read_text(encoding="utf-8")
+    figures = []
+    for label, shot in (
+        ("console at 100 %", console_png(log)),
+        ("light log panel at 150 %, JPEG", console_png(log, scale=1.5, dark=False, fmt="JPEG")),
+    ):
+        # Tesseract runs as a child process: its CPU time is the figure that load does not inflate.
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        read = ocr.read_screenshot(shot)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        ocr_s, engine_s = paired_medians(
+            lambda shot=shot: ocr.read_screenshot(shot), lambda read=read: diagnose([read.text]), reps
+        )
+        figures.append(
+            Figure(
+                f"OCR of a screenshot of the example's OOM log ({label}) / the engine on its text",
+                f"{ocr_s / engine_s:.0f}× (OCR {_ms(ocr_s)}, {cpu_s:.1f} s of CPU; engine {_ms(engine_s)})",
+                "OCR < 10 s",
+                ocr_s < 10,
+            )
+        )
+    return figures
+
+
 def bench_bot(reps: int) -> list[Figure]:
     from benchmarks.botbench import bot_round_trip
 
@@ -436,6 +472,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "rss": lambda a: bench_rss(),
     "startup": lambda a: bench_startup(max(9, a.reps)),
     "store": lambda a: bench_store(a.store_days, a.store_per_day),
+    "ocr": lambda a: bench_ocr(max(3, a.reps // 5)),
 }
 
 

@@ -201,6 +201,7 @@ class OomBot(commands.Bot):
         if self._heartbeat_task is not None:
             self._heartbeat_task.cancel()
         await super().close()
+        await self.service.close_links()
         # A stopped bot is not healthy: the next `--health` must not read an old beat as fresh.
         with contextlib.suppress(OSError):
             self.settings.heartbeat_path.unlink(missing_ok=True)

@@ -21,6 +21,7 @@ from bot.inputs import (
     read_attachment,
     select_from_history,
 )
+from bot.ocr import is_image_name
 from bot.permissions import interaction_is_moderator
 from bot.request import Request
 from bot.send import NO_MENTIONS, Outgoing, from_text
@@ -210,7 +211,10 @@ class OomCommands(commands.Cog):
             parts.append(await service.read_message(target))
         if text:
             parts.append(Gathered((SourcedText("text", text),)))
-        if file is not None:
+            parts.append(await service.read_links(text, used=len(text)))
+        if file is not None and is_image_name(file.filename, file.content_type):
+            parts.append(await service.screens.read_attachment(file))
+        elif file is not None:
             parts.append(
                 await read_attachment(
                     file,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import discord
 
 from bot.diagnosis_port import InputKinds
+from bot.ocr import is_image_name
 from diagnosis.names import display_name
 
 TEXT_EXTENSIONS = (".yaml", ".yml", ".json", ".txt", ".log")
@@ -142,9 +143,10 @@ async def gather_message(
     bot_role_id: int | None = None,
     files: bool = True,
     read_limit: int | None = None,
+    read_image: Callable[[discord.Attachment], Awaitable[Gathered]] | None = None,
 ) -> Gathered:
     """The message's own text (mentions of the bot and of its role removed) and, with `files`, its
-    readable attachments (see `read_attachment` for `read_limit`)."""
+    readable attachments (see `read_attachment` for `read_limit`); images go to `read_image` (OCR)."""
     inputs: list[SourcedText] = []
     content = message.content or ""
     if bot_user_id is not None:
@@ -157,6 +159,9 @@ async def gather_message(
     limit = largest_read(cap, read_limit)
     budget, taken = cap, 0
     for attachment in message.attachments:
+        if read_image is not None and is_image_name(attachment.filename, attachment.content_type):
+            parts.append(await read_image(attachment))
+            continue
         readable = is_text_attachment(attachment.filename, attachment.content_type)
         kept = min(attachment.size, cap)  # what the engine gets of it
         over = taken >= MAX_TEXT_ATTACHMENTS or kept > budget

@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.delivery import Where
 from bot.diagnosis_port import InputKinds, is_real_case, kinds_of_report
 from bot.inputs import Gathered, SourcedText, bot_role_id, inputs_hash, merge
+from bot.media import asks_for_text
 from bot.permissions import member_is_moderator
 from bot.request import Request
 from bot.service import ReplyService
@@ -222,20 +223,20 @@ class MessageListeners(commands.Cog):
             return
         gathered = await self._gather(message, mention=mention)
         if not gathered.inputs and not mention:
+            if asks_for_text(gathered):
+                await self._say_notes(message, gathered, moderator)
             return
         if not gathered.inputs:
             # Asked by name with nothing to read: say what to send, once, within the same limits.
-            if self._may_reply(message, moderator):
-                lang = await service.guild_language(_guild_id(message))
-                notes = service.ignored_notes(gathered.ignored, lang)
-                text = "\n".join([*notes, service.t("nothing_to_check", lang)])
-                sent = await service.say_in_reply(message, text)
-                if sent is not None:
-                    await service.db(service.store.record_answer, _answer_row(message, sent.id, ""))
+            await self._say_notes(message, gathered, moderator, closing="nothing_to_check")
             return
         request = _request(message, gathered)
         prepared = await service.prepare(request)
         if not mention and not is_real_case(prepared.report):
+            # A screenshot of what looks like an OOM, read too poorly to diagnose: ask for its text
+            # rather than guess from it, or stay silent.
+            if asks_for_text(gathered):
+                await self._say_notes(message, gathered, moderator)
             return
         if (
             previous is not None
@@ -246,6 +247,21 @@ class MessageListeners(commands.Cog):
         if not self._may_reply(message, moderator):
             return
         await service.reply_to(message, prepared)
+
+    async def _say_notes(
+        self, message: discord.Message, gathered: Gathered, moderator: bool, *, closing: str | None = None
+    ) -> None:
+        """The notes on what was not read (and a `closing` sentence), as a plain reply, once."""
+        service = self.service
+        if not self._may_reply(message, moderator):
+            return
+        lang = await service.guild_language(_guild_id(message))
+        lines = service.ignored_notes(gathered.ignored, lang)
+        if closing is not None:
+            lines.append(service.t(closing, lang))
+        sent = await service.say_in_reply(message, "\n".join(lines))
+        if sent is not None:
+            await service.db(service.store.record_answer, _answer_row(message, sent.id, ""))
 
     async def _recent_answer(self, message: discord.Message) -> Answer | None:
         """This member's latest answered message here, while its reply may still be edited."""

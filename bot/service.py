@@ -34,8 +34,12 @@ from bot.inputs import (
     input_size,
     inputs_hash,
     largest_read,
+    merge,
 )
 from bot.languages import reply_languages
+from bot.links import REFUSALS, FetchLimits, LinkFetcher
+from bot.media import ScreenReader, gather_links
+from bot.ocr import OcrLimits
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
 from bot.send import NO_MENTIONS, from_reply, say_privately
@@ -57,6 +61,20 @@ def _mib(size: int) -> str:
 def _where(what: str, message: discord.Message) -> Where:
     guild_id = message.guild.id if message.guild is not None else None
     return Where(what, guild_id, message.channel.id, message.id)
+
+
+# The notes on screenshots and links (bot/media.py): an ignored file's reason → its sentence.
+MEDIA_NOTES = {
+    "screenshot": "image.screenshot",
+    "no_ocr": "image.no_ocr",
+    "unsure": "image.unsure",
+    "unsure_case": "image.unsure",
+    "no_text": "image.no_text",
+    "image_size": "image.refused",
+    "image_refused": "image.refused",
+    "link_read": "link.read",
+    **{f"link_{reason}": f"link.{reason}" for reason in REFUSALS},
+}
 
 
 class _Turn:
@@ -93,6 +111,15 @@ class ReplyService:
             max_wait=settings.delivery_max_wait_seconds,
         )
         self.inflight = InFlight()
+        self.screens = ScreenReader(
+            OcrLimits(max_bytes=settings.screenshot_max_bytes),
+            engine.kinds,
+            enabled=settings.read_screenshots,
+        )
+        # Replaced by the tests with one that reaches their local server (see tests/pasteserver.py).
+        self.links = LinkFetcher(
+            FetchLimits(max_bytes=settings.link_max_bytes, timeout_seconds=settings.link_timeout_seconds)
+        )
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -108,6 +135,9 @@ class ReplyService:
         before = now - self.settings.retention_days * 86400
         stats_before = now - self.settings.stats_retention_days * 86400
         return await self.db(functools.partial(self.store.purge, before, stats_before=stats_before))
+
+    async def close_links(self) -> None:
+        await self.links.close()
 
     def close(self) -> None:
         self._engine_pool.shutdown(wait=False, cancel_futures=True)
@@ -192,7 +222,10 @@ class ReplyService:
         read_mib = _mib(largest_read(self.settings.input_cap_bytes, self.settings.attachment_read_bytes))
         notes = []
         for f in ignored:
-            if f.reason == "size":
+            if f.reason in MEDIA_NOTES:
+                key = MEDIA_NOTES[f.reason]
+                notes.append(self.t(key, lang, name=f.name, url=f.name, limit_mib=self._media_mib(f.reason)))
+            elif f.reason == "size":
                 notes.append(self.t("attachment_ignored_size", lang, name=f.name, limit_mib=read_mib))
             elif f.reason == "tail":
                 notes.append(
@@ -212,19 +245,33 @@ class ReplyService:
                 notes.append(self.t("attachment_ignored_type", lang, name=f.name))
         return notes
 
+    def _media_mib(self, reason: str) -> str:
+        if reason.startswith("link_"):
+            return _mib(self.settings.link_max_bytes)
+        return _mib(self.settings.screenshot_max_bytes)
+
     # ------------------------------------------------------------------ reading
 
     async def read_message(self, message: discord.Message, *, strip_mentions: bool = False) -> Gathered:
         """A message's text and readable attachments, within the input cap and the read limit;
         `strip_mentions` drops mentions of the bot and its role (a message asking the bot by name)."""
         user = self.client.user
-        return await gather_message(
+        gathered = await gather_message(
             message,
             cap=self.settings.input_cap_bytes,
             bot_user_id=user.id if strip_mentions and user else None,
             bot_role_id=bot_role_id(message),
             read_limit=self.settings.attachment_read_bytes,
+            read_image=self.screens.read_attachment,
         )
+        return merge(gathered, await self.read_links(message.content or "", used=input_size(gathered.inputs)))
+
+    async def read_links(self, text: str, *, used: int = 0) -> Gathered:
+        """What the allowlisted links in `text` point to; it shares the input cap with the `used`
+        characters already read for the same case."""
+        if not self.settings.read_links:
+            return Gathered(())
+        return await gather_links(text, self.links, self.screens, cap=self.settings.input_cap_bytes - used)
 
     # ------------------------------------------------------------------ diagnosing and building
 

@@ -46,6 +46,14 @@ class BotSettings(BaseSettings):
     # A text attachment up to this size is downloaded; past the input cap only its end is kept (a log
     # ends with its error). Larger ones are skipped. Never below the input cap.
     attachment_read_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    # Screenshots of a console are read with Tesseract when it is installed (the `ocr` extra and the
+    # tesseract-ocr packages); bounded in bytes here and in pixels in bot/ocr.py.
+    read_screenshots: bool = True
+    screenshot_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    # Links to pastes and files on the allowlist of bot/links.py are followed over HTTPS.
+    read_links: bool = True
+    link_max_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    link_timeout_seconds: float = Field(default=15.0, gt=0)
     history_depth: int = Field(default=25, ge=1, le=100)
     edit_window_minutes: float = Field(default=15.0, ge=0)
     retention_days: float = Field(default=14.0, gt=0)

@@ -21,6 +21,21 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 _NEWLINE_SAMPLE = 65_536
 
 
+# The three image formats Discord shows inline, by their first bytes: a screenshot is recognised by
+# what it is, whatever its name (the bot and the CLI read it with OCR, outside the engine).
+_IMAGE_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"))
+
+
+def image_format(data: bytes) -> str | None:
+    """ "PNG", "JPEG" or "WEBP" from the first bytes of `data`; None for anything else."""
+    for signature, name in _IMAGE_SIGNATURES:
+        if data.startswith(signature):
+            return name
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "WEBP"
+    return None
+
+
 def _utf16_without_bom(data: bytes) -> str | None:
     """'utf-16-le' / 'utf-16-be' when ASCII-range text shows up as byte pairs with a NUL, else None."""
     sample = data[:_SNIFF_BYTES]

@@ -185,6 +185,7 @@ def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser
         check.add_argument("--diff", action="store_true", help=h("diff"))
         check.add_argument("--fix", action="store_true", help=h("fix"))
         check.add_argument("--in-place", action="store_true", help=h("in_place"))
+        check.add_argument("--fetch", action="store_true", help=h("fetch"))
 
     if only in (None, "estimate"):
         est = add_parser("estimate")
@@ -221,26 +222,10 @@ def _valid_vram(value: float | None) -> bool:
     return value is None or (math.isfinite(value) and 0 < value <= MAX_GPU_VRAM_GIB)
 
 
-def _read_paths(paths: Sequence[str], lang: str, err: TextIO) -> tuple[list[bytes], list[str]] | None:
+def _read_paths(args: argparse.Namespace, lang: str, err: TextIO) -> tuple[list[bytes], list[str]] | None:
     """Every path's bytes and its name as the reply quotes it; None (said on `err`) when one cannot
     be read."""
-    cap = DEFAULT_LIMITS.max_input_bytes
-    texts: list[bytes] = []
-    sources: list[str] = []
-    for raw in paths:
-        if raw == "-":
-            texts.append(sys.stdin.buffer.read(4 * cap))
-            sources.append("stdin")
-            continue
-        try:
-            texts.append(read_input(raw, cap))
-        except OSError as exc:
-            err.write(
-                cli_message("cli.unreadable", lang, path=_shown(raw), reason=os_reason(exc, lang)) + "\n"
-            )
-            return None
-        sources.append(os.path.basename(raw))
-    return texts, sources
+    return _read_inputs(args, DEFAULT_LIMITS.max_input_bytes, lang, err)
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -248,7 +233,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not _valid_vram(args.gpu_vram):
         err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
         return EXIT_USAGE
-    read = _read_paths(args.paths, lang, err)
+    read = _read_paths(args, lang, err)
     if read is None:
         return EXIT_USAGE
     texts, sources = read
@@ -293,7 +278,7 @@ def _estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not _valid_vram(args.gpu_vram):
         err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
         return EXIT_USAGE
-    read = _read_paths(args.paths, lang, err)
+    read = _read_paths(args, lang, err)
     if read is None:
         return EXIT_USAGE
     texts, sources = read
@@ -327,6 +312,93 @@ def _estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         out.write(render_estimate_text(estimate, lang))
     return EXIT_CLEAN
+
+
+def _read_inputs(
+    args: argparse.Namespace, cap: int, lang: str, err: TextIO
+) -> tuple[list[bytes], list[str]] | None:
+    """Every path's bytes and source name (a link fetched with --fetch, a screenshot read as text);
+    None after saying which one cannot be read."""
+    texts: list[bytes] = []
+    sources: list[str] = []
+    for raw in args.paths:
+        if raw == "-":
+            data, source = sys.stdin.buffer.read(4 * cap), "stdin"
+        elif raw.startswith(("https://", "http://")):
+            if not getattr(args, "fetch", False):
+                err.write(cli_message("cli.link_needs_fetch", lang, url=raw) + "\n")
+                return None
+            fetched = _fetch(raw, cap, lang, err)
+            if fetched is None:
+                return None
+            data, source = fetched
+        else:
+            try:
+                data, source = read_input(raw, cap), os.path.basename(raw)
+            except OSError as exc:
+                reason = os_reason(exc, lang)
+                err.write(cli_message("cli.unreadable", lang, path=_shown(raw), reason=reason) + "\n")
+                return None
+        data, source = _screenshot_text(data, source, lang, err)
+        texts.append(data)
+        sources.append(source)
+    return texts, sources
+
+
+def _fetch(url: str, cap: int, lang: str, err: TextIO) -> tuple[bytes, str] | None:
+    """A link's raw text (or image) under the bot's rules (bot/links.py), or None after saying why not."""
+    import asyncio
+
+    from bot.links import FetchLimits, LinkFetcher, link_label, paste_links
+
+    found = paste_links(url)
+    if not found:
+        err.write(cli_message("bot.link.host", lang, url=url) + "\n")
+        return None
+    link, raw = found[0]
+    limits = FetchLimits(max_bytes=cap)
+
+    async def fetch() -> tuple[bytes | None, str | None]:
+        fetcher = LinkFetcher(limits)
+        try:
+            got = await fetcher.fetch(link, raw)
+        finally:
+            await fetcher.close()
+        return got.data, got.refusal
+
+    data, refusal = asyncio.run(fetch())
+    if data is None:
+        mib = f"{cap / (1024 * 1024):.1f}".removesuffix(".0")
+        err.write(cli_message(f"bot.link.{refusal}", lang, url=url, limit_mib=mib) + "\n")
+        return None
+    return data, link_label(link)
+
+
+def _screenshot_text(data: bytes, source: str, lang: str, err: TextIO) -> tuple[bytes, str]:
+    """`data` as it is, or the text read from it when it is a screenshot. An image that cannot be
+    read (no Tesseract, no text, an unsure read) is said on stderr and brings no text: the rest of the
+    case is still diagnosed, and the reply asks for what is missing."""
+    from diagnosis.decode import image_format
+
+    if image_format(data) is None:
+        return data, source
+    from bot import ocr  # only for an image: a plain check never imports the bot's modules
+
+    if not ocr.available():
+        err.write(cli_message("cli.no_ocr", lang, path=source) + "\n")
+        return b"", source
+    read = ocr.read_screenshot(data)
+    if read.status is ocr.ReadStatus.TEXT:
+        from diagnosis.render.view import screenshot_source
+
+        err.write(cli_message("cli.ocr_read", lang, path=source) + "\n")
+        return read.text.encode("utf-8"), screenshot_source(source)
+    key = {
+        ocr.ReadStatus.UNSURE: "cli.ocr_unsure",
+        ocr.ReadStatus.NO_TEXT: "cli.ocr_no_text",
+    }.get(read.status, "cli.ocr_refused")
+    err.write(cli_message(key, lang, path=source) + "\n")
+    return b"", source
 
 
 def _restore_home_paths(original: str, redacted: str, corrected: str, hits: list[SecretHit]) -> str:
@@ -402,6 +474,12 @@ def _plan_fix(args: argparse.Namespace, texts: list[bytes], report: Report, lang
     # a message is written beside it instead.
     original = decode(texts[index], DEFAULT_LIMITS.max_input_bytes).text
     redacted, secrets = scrub(original, config.piece.source)
+    # A link or a screenshot is no file of the user's to write beside: the corrected config goes to
+    # the working folder, as for stdin.
+    from diagnosis.render.view import screenshot_source
+
+    if raw.startswith(("https://", "http://")) or config.piece.source.startswith(screenshot_source("")):
+        raw = "-"
     whole_file = raw != "-" and redacted.rstrip("\n") == config.piece.text.rstrip("\n")
     restored = any(hit.kind == "home_path" for hit in secrets)
     if restored and whole_file:

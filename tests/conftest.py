@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -14,3 +15,12 @@ EXAMPLES = ROOT / "examples"
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture
+def ocr_installed() -> None:
+    """Skips a test where Tesseract (with English and Japanese data), pytesseract or Pillow is absent."""
+    from bot import ocr
+
+    if not ocr.available():
+        pytest.skip("Tesseract with English and Japanese data (or pytesseract, Pillow) is not installed")

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from discord import app_commands
 
+from bot.service import MEDIA_NOTES
 from bot.translator import CatalogueTranslator, key_str
 from oomcheck.botcmd import PROBLEM_FALLBACK, PROBLEM_KEYS, TOKEN_PROBLEM_KEYS
 
@@ -55,6 +56,8 @@ def _keys_used() -> set[str]:
             used.update(o.value for o in options if isinstance(o, ast.Constant) and isinstance(o.value, str))
     # Keys chosen by a pydantic error type are built in a table, not written at a call.
     used.update(PROBLEM_KEYS.values(), {PROBLEM_FALLBACK}, TOKEN_PROBLEM_KEYS.values())
+    # The notes on screenshots and links are chosen by an ignored file's reason, also in a table.
+    used.update(MEDIA_NOTES.values())
     return used
 
 

@@ -102,7 +102,10 @@ def dockerfile_pip_commands() -> tuple[list[str], list[str]]:
 def _on_this_machine(args: list[str], *, source: Path, wheels: Path) -> list[str]:
     mapped: list[str] = []
     for arg in args:
-        arg = str(source) if arg == "." else arg.replace("/wheels", str(wheels))
+        if arg == "." or arg.startswith(".["):  # the project, with its extras
+            arg = str(source) + arg[1:]
+        else:
+            arg = arg.replace("/wheels", str(wheels))
         if "*" in arg:
             (match,) = Path(arg).parent.glob(Path(arg).name)
             arg = str(match)

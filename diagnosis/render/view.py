@@ -42,6 +42,15 @@ _USER_MARKERS = ("/home/USER", "/Users/USER", "\\Users\\USER", "Users\\\\USER", 
 EVIDENCE_MAX = 200
 # How intake and the bot name a pasted message (models.Piece.source): the reply says it in its language.
 _MESSAGE_SOURCE = re.compile(r"message (\d{1,4})")
+# A text the bot or the CLI read from a screenshot by OCR: the reply marks it as read, not pasted.
+_SCREENSHOT_PREFIX = "screenshot:"
+
+
+def screenshot_source(name: str) -> str:
+    """The source name of a text read from the screenshot `name` (see `EvidenceLine.screenshot`)."""
+    return _SCREENSHOT_PREFIX + name
+
+
 # The other names intake and the bot give a piece that is not a file (models.Piece.source).
 _NAMED_SOURCES = frozenset({"message", "stdin"})
 
@@ -54,6 +63,7 @@ class EvidenceLine(NamedTuple):
     text: str
     message: int | None = None  # N when the source is the Nth pasted message ("message N")
     named: str | None = None  # "message" or "stdin": a source the reply names in its own language
+    screenshot: str | None = None  # the image's name when the text was read from a screenshot
 
 
 class OomNumbers(NamedTuple):
@@ -65,6 +75,7 @@ class OomNumbers(NamedTuple):
     others: str | None = None
     process: str | None = None
     host: bool = False  # the figures are system RAM (an OOM killer's anon-rss, the CPU allocator), not VRAM
+    screenshot: str | None = None  # the image's name when the figures were read from a screenshot
 
 
 class StepView(NamedTuple):
@@ -158,7 +169,11 @@ def _fatal(report: Report) -> OomEvent | None:
     return None
 
 
-def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
+def _screenshot_name(source: str) -> str | None:
+    return source.removeprefix(_SCREENSHOT_PREFIX) if source.startswith(_SCREENSHOT_PREFIX) else None
+
+
+def _oom_numbers(event: OomEvent | None, source: str = "") -> OomNumbers | None:
     if event is None:
         return None
     # The reply counts as others what other_process_on_gpu counts as foreign (the same function).
@@ -171,6 +186,7 @@ def _oom_numbers(event: OomEvent | None) -> OomNumbers | None:
         others=size_text(others),
         process=size_text(process),
         host=event.kind.on_host,
+        screenshot=_screenshot_name(source),
     )
     if not any((numbers.tried, numbers.free, numbers.total, numbers.others, numbers.process)):
         return None
@@ -229,7 +245,7 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
             pasted = _MESSAGE_SOURCE.fullmatch(ev.source)
             number = int(pasted.group(1)) if pasted else None
             named = ev.source if ev.source in _NAMED_SOURCES else None
-            out.append(EvidenceLine(ev.source, ev.line, text, number, named))
+            out.append(EvidenceLine(ev.source, ev.line, text, number, named, _screenshot_name(ev.source)))
     return [e for e in out if e.text][:MAX_EVIDENCE]
 
 
@@ -607,7 +623,9 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         steps = [s._replace(number=number) for number, s in enumerate(standalone, start=1)]
     question = _question(report)
     evidence = _evidence(report, primary)
-    oom = _oom_numbers(fatal)
+    # The figures come from the log when it holds the event, else from the user's words.
+    from_log = report.log is not None and fatal is not None and fatal in report.log.events
+    oom = _oom_numbers(fatal, report.log.piece.source if from_log and report.log is not None else "")
     if oom is not None and oom.tried:
         # The OOM line already gives these numbers; the raw message would say them a second time.
         evidence = [e for e in evidence if f"Tried to allocate {oom.tried}" not in e.text]

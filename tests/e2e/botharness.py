@@ -8,10 +8,12 @@ from typing import Any
 import discord
 
 from bot.app import create_bot
+from bot.links import LinkFetcher
 from bot.settings import BotSettings
 
 from . import harness
 from .fakecord import FakeDiscord
+from .fakecord.redirect import RefuseAllResolver
 
 
 class Bots:
@@ -47,6 +49,9 @@ class Bots:
 
     async def start(self, **overrides: Any) -> harness.Running[discord.Client]:
         client = create_bot(self.settings(**overrides), **harness.client_options())
+        # Links are fetched by the bot's own session: in the tests it resolves no name at all, unless a
+        # test points it at its local paste server (tests/e2e/test_bot_media.py).
+        client.service.links = LinkFetcher(resolver=RefuseAllResolver())
         self.starts += 1
         self.current = await harness.start(client, self.fake)
         return self.current
