@@ -91,6 +91,22 @@ class Outgoing:
             kwargs["files"] = self.discord_files()
         return kwargs
 
+    def as_plain(self, filename: str = "oomcheck-reply.md") -> Outgoing:
+        """The same message without embeds, for a channel where the bot may not embed (Discord would
+        drop the embeds and leave the headline alone): their text joins the content, and what does not
+        fit in one message goes in a file beside it."""
+        parts = [self.content]
+        for embed in self.embeds:
+            parts.append(f"**{embed['title']}**" if embed.get("title") else "")
+            parts.append(str(embed.get("description") or ""))
+            for item in embed.get("fields") or ():
+                parts.append(f"**{item.get('name', '')}**\n{item.get('value', '')}")
+        text = "\n\n".join(part for part in parts if part.strip())
+        if len(text) <= CONTENT_LIMIT:
+            return Outgoing(content=text, files=self.files, extra=self.extra)
+        head = text[: CONTENT_LIMIT - 2].rsplit("\n", 1)[0] + "\n…"
+        return Outgoing(content=head, files=(*self.files, (filename, text.encode("utf-8"))), extra=self.extra)
+
     def edit_kwargs(self) -> dict[str, Any]:
         """For `Message.edit`, `edit_original_response`: replaces every part of the old message."""
         return {
@@ -122,6 +138,21 @@ def gated(outgoing: Outgoing) -> Outgoing:
     """The message through the output gate: its content, every embed and every attachment. Every
     reply and text the bot posts is assembled by `from_reply` or `from_text`, which call this."""
     return gate_all(outgoing)
+
+
+def may_embed(channel: object) -> bool:
+    """False when the bot's cached permissions say it may not embed links in `channel`; True when
+    they allow it or are not known (Discord's answer then decides)."""
+    guild = getattr(channel, "guild", None)
+    me = getattr(guild, "me", None)
+    permissions_for = getattr(channel, "permissions_for", None)
+    if me is None or permissions_for is None:
+        return True
+    return bool(getattr(permissions_for(me), "embed_links", True))
+
+
+def for_channel(channel: object, outgoing: Outgoing) -> Outgoing:
+    return outgoing if not outgoing.embeds or may_embed(channel) else outgoing.as_plain()
 
 
 def from_reply(reply: DiscordReplyLike, notes: Sequence[str] = ()) -> Outgoing:

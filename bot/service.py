@@ -42,7 +42,7 @@ from bot.media import ScreenReader, gather_links
 from bot.ocr import OcrLimits
 from bot.ratelimit import Cooldown, WindowLimiter
 from bot.request import Prepared, Request
-from bot.send import NO_MENTIONS, from_reply, say_privately
+from bot.send import NO_MENTIONS, for_channel, from_reply, say_privately
 from bot.settings import BotSettings
 from bot.store import Answer, Case, GuildSettings, Store
 from bot.triggers import AutoScope
@@ -340,7 +340,7 @@ class ReplyService:
 
     async def reply_to(self, message: discord.Message, prepared: Prepared) -> bool:
         """A new reply under a member's message; False when it could not be delivered."""
-        outgoing = prepared.outgoing
+        outgoing = for_channel(message.channel, prepared.outgoing)
 
         async def send() -> discord.Message:
             return await message.reply(
@@ -362,7 +362,7 @@ class ReplyService:
         """An earlier reply of the bot, redone (an edit, a config completed by its log); False when
         the edit could not be delivered."""
         reply = self.client.get_partial_messageable(channel_id).get_partial_message(reply_id)
-        outgoing = prepared.outgoing
+        outgoing = for_channel(self.client.get_channel(channel_id), prepared.outgoing)
 
         async def edit() -> discord.Message:
             return await reply.edit(**outgoing.edit_kwargs(), view=prepared.buttons.view())

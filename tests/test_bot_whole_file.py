@@ -24,6 +24,7 @@ config:
     - type: sd_trainer
       train:
         batch_size: 1
+        dtype: bf16
         gradient_checkpointing: false
       model:
         name_or_path: black-forest-labs/FLUX.1-dev

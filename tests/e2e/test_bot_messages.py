@@ -189,9 +189,8 @@ async def test_s9_attached_config_keeps_its_header_comments(fake: FakeDiscord, b
     assert header.startswith("# FLUX.1-dev LoRA")
     # The whole corrected file comes privately, from the reply's button (never posted in the channel).
     inter = await fake.click(fake.alice, reply, "oom:file:1")
-    await fake.wait_for(lambda: inter.followup_ids, what="the whole corrected file")
-    await fake.settle()
-    assert header in fake.text_of(fake.message(inter.followup_ids[0]))
+    sent = await fake.shown(inter)
+    assert header in fake.text_of(sent)
 
 
 async def test_s7_editing_the_log_of_a_merged_config_and_log_keeps_both(fake: FakeDiscord, bot: Bots) -> None:
