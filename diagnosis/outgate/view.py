@@ -12,9 +12,9 @@ in the view is replaced in the original, hidden characters and escapes included.
 from __future__ import annotations
 
 import bisect
-from functools import lru_cache
 import unicodedata
 from collections.abc import Callable
+from functools import lru_cache
 from typing import NamedTuple
 
 from diagnosis.lazyre import LazyPattern
