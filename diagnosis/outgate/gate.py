@@ -41,6 +41,10 @@ _DETECTORS: tuple[_Detector, ...] = (
 _BASE64 = LazyPattern(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,4096}={0,2}(?![A-Za-z0-9+/=_-])")
 
 
+def fingerprint(secret: str) -> str:
+    return hashlib.blake2b(secret.encode("utf-8", "replace"), digest_size=12).hexdigest()
+
+
 @dataclass
 class Found:
     """What the gate replaced, by a fingerprint of each distinct secret (never the secret itself)."""
@@ -48,9 +52,7 @@ class Found:
     kinds: dict[str, str] = field(default_factory=dict)
 
     def add(self, secret: str, kind: str) -> None:
-        self.kinds.setdefault(
-            hashlib.blake2b(secret.encode("utf-8", "replace"), digest_size=12).hexdigest(), kind
-        )
+        self.kinds.setdefault(fingerprint(secret), kind)
 
     def credentials(self) -> list[str]:
         """The kind of each distinct credential replaced (personal data such as paths left out)."""
@@ -95,10 +97,37 @@ def gate_text(text: str, found: Found | None = None, *, keep_personal: bool = Fa
     `keep_personal`: leave home paths and e-mail addresses (a file written on the user's own disk)."""
     if not text:
         return text
+    key = (text, keep_personal)
+    done = _DONE.get(key)
+    if done is None:
+        done = _gate(text, keep_personal)
+        if len(text) <= _DONE_MAX_CHARS:
+            while len(_DONE) >= _DONE_SIZE:
+                del _DONE[next(iter(_DONE))]
+            _DONE[key] = done
+            # Gating is idempotent: the gated text passing again (the bot gates the engine's reply
+            # once more when it assembles the message) is known to be clean.
+            _DONE[(done[0], keep_personal)] = (done[0], ())
+    if found is not None:
+        for secret_id, kind in done[1]:
+            found.kinds.setdefault(secret_id, kind)
+    return done[0]
+
+
+# The last texts gated and their results: a reply is gated by the engine, then by the bot as it
+# assembles the message, and re-rendered replies (buttons) repeat their parts. A cache of a pure
+# function: it changes no result.
+_DONE: dict[tuple[str, bool], tuple[str, tuple[tuple[str, str], ...]]] = {}
+_DONE_SIZE = 256
+_DONE_MAX_CHARS = 1 << 16
+
+
+def _gate(text: str, keep_personal: bool) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The gated text and (fingerprint, kind) of each secret replaced."""
     view = make_view(text)
     spans = _spans(view.text, keep_personal)
     if not spans:
-        return text
+        return text, ()
     spans.sort(key=lambda s: (s.start, s.priority, -s.end))
     mapped: list[tuple[int, int, str, str]] = []
     for s in spans:
@@ -109,15 +138,15 @@ def gate_text(text: str, found: Found | None = None, *, keep_personal: bool = Fa
             continue  # overlaps one already taken (the token inside `hf_token: …`)
         mapped.append((start, end, s.replacement, s.kind))
     out: list[str] = []
+    replaced: list[tuple[str, str]] = []
     pos = 0
     for start, end, replacement, kind in mapped:
         out.append(text[pos:start])
         out.append(replacement)
-        if found is not None:
-            found.add(text[start:end], kind)
+        replaced.append((fingerprint(text[start:end]), kind))
         pos = end
     out.append(text[pos:])
-    return "".join(out)
+    return "".join(out), tuple(replaced)
 
 
 T = TypeVar("T")

@@ -115,6 +115,8 @@ class Layers(NamedTuple):
 def make_view(text: str) -> Layers:
     """The text with Markdown escapes undone, then with the rest of the work done (`_view`)."""
     if "\\" not in text:
+        if text.isascii() and "%" not in text:
+            return Layers((View(text, [0], [0], [-1]),))  # nothing to decode: most of a reply
         return Layers((_view(text, _SPECIAL, _decoded),))
     unescaped = _view(text, _MARKDOWN_ESCAPE, lambda token: token[1])
     return Layers((unescaped, _view(unescaped.text, _SPECIAL, _decoded)))
