@@ -10,12 +10,7 @@ in the original text, hidden characters and escapes included.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import dataclasses
-import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from diagnosis.lazyre import LazyPattern
@@ -42,14 +37,16 @@ _BASE64 = LazyPattern(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,4096}={0,2}(?![A-
 
 
 def fingerprint(secret: str) -> str:
+    import hashlib  # only a text that held a secret needs it: the command line's start-up does not
+
     return hashlib.blake2b(secret.encode("utf-8", "replace"), digest_size=12).hexdigest()
 
 
-@dataclass
 class Found:
     """What the gate replaced, by a fingerprint of each distinct secret (never the secret itself)."""
 
-    kinds: dict[str, str] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.kinds: dict[str, str] = {}
 
     def add(self, secret: str, kind: str) -> None:
         self.kinds.setdefault(fingerprint(secret), kind)
@@ -61,6 +58,9 @@ class Found:
 
 def _decoded_base64(run: str) -> str | None:
     """The run's text when it is base64 of printable ASCII."""
+    import base64
+    import binascii
+
     padded = run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 4)
     try:
         raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
@@ -169,9 +169,11 @@ def _gate_any(value: Any, found: Found) -> Any:
             return value
         gated = gate_text(text, found)
         return value if gated == text else gated.encode("utf-8")
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _gate_any(getattr(value, f.name), found) for f in dataclasses.fields(value)}
-        return dataclasses.replace(value, **changes)
+    names = getattr(value, "__dataclass_fields__", None)
+    if names is not None and not isinstance(value, type):
+        # A dataclass, made again from its gated fields (dataclasses itself is not imported: the
+        # command line's start-up keeps it out).
+        return type(value)(**{name: _gate_any(getattr(value, name), found) for name in names})
     if isinstance(value, dict):
         return {key: _gate_any(item, found) for key, item in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
