@@ -141,6 +141,17 @@ def test_the_same_secret_twice_counts_once() -> None:
     assert found.credentials() == ["google_key"]
 
 
+def test_a_text_gated_again_reports_the_same_secrets() -> None:
+    # The gate remembers the texts it gated last: a second pass must still say what it replaced,
+    # and the gated text itself passes unchanged and clean.
+    text = f"again {GOOGLE} and {SLACK}"
+    first, second, clean = Found(), Found(), Found()
+    out = gate_text(text, first)
+    assert gate_text(text, second) == out
+    assert sorted(second.credentials()) == sorted(first.credentials()) == ["google_key", "slack_token"]
+    assert gate_text(out, clean) == out and clean.credentials() == []
+
+
 def test_personal_data_is_replaced_but_not_counted_as_a_credential() -> None:
     found = Found()
     out = gate_text("path /home/müller/x and bob@example.org", found)
