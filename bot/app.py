@@ -182,4 +182,8 @@ class OomBot(commands.Bot):
 
 def create_bot(settings: BotSettings, **client_options: Any) -> OomBot:
     """The bot with the real engine. Start it with `await bot.start(token)` (or login + connect)."""
+    # The bot never joins a voice channel: discord.py's start-up warnings about voice libraries would
+    # only make an operator wonder what is missing.
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
     return OomBot(settings, DiagnosisEngine(), inline_input_chars=INLINE_INPUT_CHARS, **client_options)
