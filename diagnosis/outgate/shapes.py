@@ -118,6 +118,8 @@ def secret_key(key: str) -> bool:
 
 
 def _random_looking(value: str) -> bool:
+    if not value.isascii() or any(c.isspace() for c in value):
+        return False  # a sentence ("the token has 3 parts"), not a token
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
     return len(value) >= 12 and has_digit and has_alpha and len(set(value)) >= 8
