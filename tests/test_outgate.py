@@ -184,7 +184,7 @@ def test_keep_personal_leaves_paths_and_addresses_but_not_tokens() -> None:
         "```yaml\nconfig:\n  # …\n  process:\n    - type: 'sd_trainer'\n```",
         "revision: 3f9a1c0 commit abc1234",
         # A sentence under a key named like a secret is no secret (the bot's own catalogue has these).
-        'malformed_token: "DISCORD_TOKEN がボットのトークンの形になっていません。3 つの部分からできています。"',
+        'malformed_token: "DISCORD_TOKEN がトークンの形になっていません。3 つの部分からできています。"',
         'token_help: "Paste the token of 3 parts here, then restart the bot"',
     ],
 )
