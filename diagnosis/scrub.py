@@ -309,13 +309,13 @@ def _prompt_user(text: str, at: int) -> int:
 
 
 def _find_prompts(text: str, low: str) -> Iterator[_Candidate]:
-    at = text.find("@")
-    while at >= 0:
-        if _PROMPT_HOST.match(text, at):
-            start = _prompt_user(text, at)
-            if start < at and text[start:at].lower() not in _NOT_A_USER:
-                yield _Candidate(start, at, "USER", "home_path", 2)
-        at = text.find("@", at + 1)
+    if "@" not in text:
+        return
+    for m in _PROMPT_HOST.finditer(text):
+        at = m.start()
+        start = _prompt_user(text, at)
+        if start < at and text[start:at].lower() not in _NOT_A_USER:
+            yield _Candidate(start, at, "USER", "home_path", 2)
 
 
 def _find_home_paths(text: str, low: str) -> Iterator[_Candidate]:

@@ -141,6 +141,17 @@ def test_the_same_secret_twice_counts_once() -> None:
     assert found.credentials() == ["google_key"]
 
 
+def test_a_text_gated_again_reports_the_same_secrets() -> None:
+    # The gate remembers the texts it gated last: a second pass must still say what it replaced,
+    # and the gated text itself passes unchanged and clean.
+    text = f"again {GOOGLE} and {SLACK}"
+    first, second, clean = Found(), Found(), Found()
+    out = gate_text(text, first)
+    assert gate_text(text, second) == out
+    assert sorted(second.credentials()) == sorted(first.credentials()) == ["google_key", "slack_token"]
+    assert gate_text(out, clean) == out and clean.credentials() == []
+
+
 def test_personal_data_is_replaced_but_not_counted_as_a_credential() -> None:
     found = Found()
     out = gate_text("path /home/müller/x and bob@example.org", found)
@@ -172,6 +183,9 @@ def test_keep_personal_leaves_paths_and_addresses_but_not_tokens() -> None:
         "100%|██████████| 2000/2000 [1:02:03<00:00,  1.86s/it, lr: 1.0e-04 loss: 4.215e-01]",
         "```yaml\nconfig:\n  # …\n  process:\n    - type: 'sd_trainer'\n```",
         "revision: 3f9a1c0 commit abc1234",
+        # A sentence under a key named like a secret is no secret (the bot's own catalogue has these).
+        'malformed_token: "DISCORD_TOKEN がトークンの形になっていません。3 つの部分からできています。"',
+        'token_help: "Paste the token of 3 parts here, then restart the bot"',
     ],
 )
 def test_ordinary_reply_content_is_left_alone(text: str) -> None:

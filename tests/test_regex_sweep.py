@@ -2,7 +2,8 @@ r"""Every regular expression of the engine, fed inputs built from its own struct
 
 The patterns: every compiled pattern and `LazyPattern` at module level in `diagnosis` (also inside
 tuples, lists and dicts there), the data files' patterns (prose.yaml as facts_prose compiles them,
-families.yaml's variant, name and word patterns) and every rule's `words`.
+families.yaml's variant, name and word patterns), every rule's `words`, and the patterns of the
+detect-secrets plugins that the output gate runs.
 
 The inputs, read off each pattern's parse tree (`re._parser`), up to 1 MB each: a run of each
 character its classes and literals accept; long repeats of its literal strings, whole and cut short
@@ -136,6 +137,17 @@ def rule_patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
                 yield f"{spec.id}.words.{name}", re.compile(pattern, re.IGNORECASE)
 
 
+def library_patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
+    """The patterns of the detect-secrets plugins that the output gate runs (diagnosis.outgate.library)
+    on every outgoing line that could hold a token: they read what leaves, so they are held to the same
+    bound as the engine's own."""
+    from diagnosis.outgate import library
+
+    for plugin, _ in library._plugins():
+        for i, pattern in enumerate(getattr(plugin, "denylist", ())):
+            yield f"detect-secrets {type(plugin).__name__}[{i}]", pattern
+
+
 class Probe(NamedTuple):
     label: str
     pattern: re.Pattern[str]
@@ -146,7 +158,10 @@ def all_patterns() -> list[Probe]:
     """Every pattern once (the data files' and the rules' are searched, a line at a time)."""
     found = [
         *module_patterns(),
-        *((label, pattern, False) for label, pattern in [*data_patterns(), *rule_patterns()]),
+        *(
+            (label, pattern, False)
+            for label, pattern in [*data_patterns(), *rule_patterns(), *library_patterns()]
+        ),
     ]
     seen: set[tuple[str, int, bool]] = set()
     out: list[Probe] = []
@@ -336,6 +351,9 @@ def test_the_sweep_covers_every_kind_of_pattern() -> None:
         "families.yaml variant",
         "families.yaml word_hints",
         "not_oom.words.",
+        "diagnosis.outgate.shapes._PAIR",  # the output gate's own
+        "diagnosis.outgate.shapes._SHAPES",
+        "detect-secrets StripeDetector",  # the detector library's plugins that the gate runs
     ):
         assert any(label.startswith(expected) for label in labels), expected
     assert len(PATTERNS) > 100

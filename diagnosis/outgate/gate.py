@@ -10,12 +10,7 @@ in the original text, hidden characters and escapes included.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import dataclasses
-import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from diagnosis.lazyre import LazyPattern
@@ -41,16 +36,20 @@ _DETECTORS: tuple[_Detector, ...] = (
 _BASE64 = LazyPattern(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,4096}={0,2}(?![A-Za-z0-9+/=_-])")
 
 
-@dataclass
+def fingerprint(secret: str) -> str:
+    import hashlib  # only a text that held a secret needs it: the command line's start-up does not
+
+    return hashlib.blake2b(secret.encode("utf-8", "replace"), digest_size=12).hexdigest()
+
+
 class Found:
     """What the gate replaced, by a fingerprint of each distinct secret (never the secret itself)."""
 
-    kinds: dict[str, str] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.kinds: dict[str, str] = {}
 
     def add(self, secret: str, kind: str) -> None:
-        self.kinds.setdefault(
-            hashlib.blake2b(secret.encode("utf-8", "replace"), digest_size=12).hexdigest(), kind
-        )
+        self.kinds.setdefault(fingerprint(secret), kind)
 
     def credentials(self) -> list[str]:
         """The kind of each distinct credential replaced (personal data such as paths left out)."""
@@ -59,6 +58,9 @@ class Found:
 
 def _decoded_base64(run: str) -> str | None:
     """The run's text when it is base64 of printable ASCII."""
+    import base64
+    import binascii
+
     padded = run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 4)
     try:
         raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
@@ -95,10 +97,37 @@ def gate_text(text: str, found: Found | None = None, *, keep_personal: bool = Fa
     `keep_personal`: leave home paths and e-mail addresses (a file written on the user's own disk)."""
     if not text:
         return text
+    key = (text, keep_personal)
+    done = _DONE.get(key)
+    if done is None:
+        done = _gate(text, keep_personal)
+        if len(text) <= _DONE_MAX_CHARS:
+            while len(_DONE) >= _DONE_SIZE:
+                del _DONE[next(iter(_DONE))]
+            _DONE[key] = done
+            # Gating is idempotent: the gated text passing again (the bot gates the engine's reply
+            # once more when it assembles the message) is known to be clean.
+            _DONE[(done[0], keep_personal)] = (done[0], ())
+    if found is not None:
+        for secret_id, kind in done[1]:
+            found.kinds.setdefault(secret_id, kind)
+    return done[0]
+
+
+# The last texts gated and their results: a reply is gated by the engine, then by the bot as it
+# assembles the message, and re-rendered replies (buttons) repeat their parts. A cache of a pure
+# function: it changes no result.
+_DONE: dict[tuple[str, bool], tuple[str, tuple[tuple[str, str], ...]]] = {}
+_DONE_SIZE = 256
+_DONE_MAX_CHARS = 1 << 16
+
+
+def _gate(text: str, keep_personal: bool) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The gated text and (fingerprint, kind) of each secret replaced."""
     view = make_view(text)
     spans = _spans(view.text, keep_personal)
     if not spans:
-        return text
+        return text, ()
     spans.sort(key=lambda s: (s.start, s.priority, -s.end))
     mapped: list[tuple[int, int, str, str]] = []
     for s in spans:
@@ -109,15 +138,15 @@ def gate_text(text: str, found: Found | None = None, *, keep_personal: bool = Fa
             continue  # overlaps one already taken (the token inside `hf_token: …`)
         mapped.append((start, end, s.replacement, s.kind))
     out: list[str] = []
+    replaced: list[tuple[str, str]] = []
     pos = 0
     for start, end, replacement, kind in mapped:
         out.append(text[pos:start])
         out.append(replacement)
-        if found is not None:
-            found.add(text[start:end], kind)
+        replaced.append((fingerprint(text[start:end]), kind))
         pos = end
     out.append(text[pos:])
-    return "".join(out)
+    return "".join(out), tuple(replaced)
 
 
 T = TypeVar("T")
@@ -140,9 +169,11 @@ def _gate_any(value: Any, found: Found) -> Any:
             return value
         gated = gate_text(text, found)
         return value if gated == text else gated.encode("utf-8")
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _gate_any(getattr(value, f.name), found) for f in dataclasses.fields(value)}
-        return dataclasses.replace(value, **changes)
+    names = getattr(value, "__dataclass_fields__", None)
+    if names is not None and not isinstance(value, type):
+        # A dataclass, made again from its gated fields (dataclasses itself is not imported: the
+        # command line's start-up keeps it out).
+        return type(value)(**{name: _gate_any(getattr(value, name), found) for name in names})
     if isinstance(value, dict):
         return {key: _gate_any(item, found) for key, item in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):

@@ -118,6 +118,8 @@ def secret_key(key: str) -> bool:
 
 
 def _random_looking(value: str) -> bool:
+    if not value.isascii() or any(c.isspace() for c in value):
+        return False  # a sentence ("the token has 3 parts"), not a token
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
     return len(value) >= 12 and has_digit and has_alpha and len(set(value)) >= 8
@@ -231,7 +233,7 @@ def find_urls(text: str) -> Iterator[Span]:
 
 _BEGIN_KEY = LazyPattern(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d")
 _END_KEY = LazyPattern(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_KEY_LINE = LazyPattern(r"[ \t]{0,64}[A-Za-z0-9+/=:,\- ]{1,256}[ \t]{0,8}(?:\\n)?[\"',]{0,2}$", re.MULTILINE)
+_KEY_LINE = LazyPattern(r"[ \t]{0,64}[A-Za-z0-9+/=]{16,256}[ \t]{0,8}(?:\\n)?[\"',]{0,2}$", re.MULTILINE)
 _MAX_KEY_CHARS = 16_384
 
 
@@ -260,13 +262,15 @@ _LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 _DOMAIN = LazyPattern(r"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9_-])")
 
 
+_AT = LazyPattern(r"@(?<=[A-Za-z0-9._%+-]@)(?=[A-Za-z0-9])")
+
+
 def find_emails(text: str) -> Iterator[Span]:
-    at = text.find("@")
-    while at >= 0:
+    for m in _AT.finditer(text):
+        at = m.start()
         start = at
         while start > 0 and at - start < 64 and text[start - 1] in _LOCAL:
             start -= 1
-        domain = _DOMAIN.match(text, at) if start < at else None
+        domain = _DOMAIN.match(text, at)
         if domain is not None and text[start] not in ".-":
             yield Span(start, domain.end(), "REDACTED_EMAIL", "email", 1)
-        at = text.find("@", at + 1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import unicodedata
 from collections.abc import Callable
+from functools import lru_cache
 from typing import NamedTuple
 
 from diagnosis.lazyre import LazyPattern
@@ -26,7 +27,7 @@ _SPECIAL = LazyPattern(
     "\u115f\u1160\u17b4\u17b5\u180b-\u180f\u1d00-\u1dbf\u2000-\u200f\u2028-\u202f\u205f-\u206f"
     "\u2070-\u209f\u2100-\u214f\u2460-\u24ff\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uff00-\uffef"
     "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U0001d400-\U0001d7ff\U0001f100-\U0001f1ff\U000e0000-\U000e01ef]"
+    "\U0001d400-\U0001d7ff\U0001f100-\U0001f1ff\U000e0000-\U000e01ef]{1,1024}"
     r"|\\u[0-9A-Fa-f]{4}|\\\r?\n[ \t]{0,256}|%[0-9A-Fa-f]{2}"
 )
 # Markdown escapes, undone first: a reply escapes `_` in hf_… as `\_`, and `\u0068` as `\\u0068`.
@@ -76,8 +77,15 @@ class View(NamedTuple):
         return self.origin[k] + (last - self.at[k]) + 1 if self.origin_end[k] < 0 else self.origin_end[k]
 
 
+@lru_cache(maxsize=4096)  # a long hostile text repeats a few characters
+def _char(char: str) -> str:
+    return "" if invisible(char) else _fold(char)
+
+
 def _decoded(token: str) -> str:
-    """What an escape or a special character reads as ("" for an invisible one or a joined line)."""
+    """What an escape or a run of special characters reads as ("" for invisible ones or a joined
+    line). A run is replaced as one: a secret found in it is replaced with all of the run, which keeps
+    a megabyte of zero-width spaces to one step instead of a million."""
     if token.startswith("\\u"):
         char = chr(int(token[2:], 16))
         return "" if invisible(char) else _fold(char) if not 0xD800 <= ord(char) <= 0xDFFF else token
@@ -86,7 +94,7 @@ def _decoded(token: str) -> str:
     if token.startswith("%"):
         value = int(token[1:], 16)
         return chr(value) if 0x20 <= value < 0x7F else token
-    return "" if invisible(token) else _fold(token)
+    return "".join(map(_char, token))
 
 
 class Layers(NamedTuple):
@@ -107,6 +115,8 @@ class Layers(NamedTuple):
 def make_view(text: str) -> Layers:
     """The text with Markdown escapes undone, then with the rest of the work done (`_view`)."""
     if "\\" not in text:
+        if text.isascii() and "%" not in text:
+            return Layers((View(text, [0], [0], [-1]),))  # nothing to decode: most of a reply
         return Layers((_view(text, _SPECIAL, _decoded),))
     unescaped = _view(text, _MARKDOWN_ESCAPE, lambda token: token[1])
     return Layers((unescaped, _view(unescaped.text, _SPECIAL, _decoded)))

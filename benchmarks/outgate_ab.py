@@ -1,0 +1,94 @@
+"""What the output gate costs, as ratios measured side by side (interleaved, medians).
+
+`python -m benchmarks.outgate_ab` prints:
+- a reply rendered through the gate against the same reply rendered without it (the example FLUX
+  case, the Discord reply with its attached corrected config, and the CLI's text);
+- the gate over 1 MiB of log and of config against the input scrubber over the same text, and the
+  detect-secrets plugins alone against the scrubber (the gate reads what leaves, a few KB; a megabyte
+  is what a whole corrected config attached to a reply can reach at most).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+MIB = 1 << 20
+
+
+def _ratio(subject: Callable[[], object], baseline: Callable[[], object], rounds: int) -> tuple[float, float]:
+    """(median ratio subject/baseline, median subject seconds), runs interleaved."""
+    ratios: list[float] = []
+    times: list[float] = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        subject()
+        mid = time.perf_counter()
+        baseline()
+        end = time.perf_counter()
+        ratios.append((mid - start) / max(end - mid, 1e-9))
+        times.append(mid - start)
+    return statistics.median(ratios), statistics.median(times)
+
+
+def _megabyte(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    return (text * (1 + MIB // len(text)))[:MIB]
+
+
+def main() -> int:
+    from diagnosis import diagnose
+    from diagnosis.outgate import gate, gate_text
+    from diagnosis.outgate.library import _plugins, find_library
+    from diagnosis.render import _render_cli, _render_discord, render_cli, render_discord
+    from diagnosis.scrub import scrub
+
+    report = diagnose(
+        [
+            (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8"),
+            (EXAMPLES / "flux_lora_24gb_oom.log").read_text(encoding="utf-8"),
+        ]
+    )
+    render_discord(report)  # templates translated and patterns compiled before measuring
+
+    def fresh(make: Callable[[], object]) -> Callable[[], object]:
+        # The gate remembers the last texts it gated (the bot gates a reply twice): measured without.
+        return lambda: (gate._DONE.clear(), make())
+
+    ratio, seconds = _ratio(
+        fresh(lambda: render_discord(report)), lambda: _render_discord(report, None, 1), 200
+    )
+    print(f"Discord reply, gated vs not: {ratio:.2f}× ({seconds * 1000:.1f} ms)")
+    reply = render_discord(report)
+    ratio, seconds = _ratio(lambda: gate.gate_all(reply), lambda: _render_discord(report, None, 1), 200)
+    print(
+        f"  the bot's second pass over the gated reply vs rendering: {ratio:.2f}× ({seconds * 1000:.2f} ms)"
+    )
+    ratio, seconds = _ratio(
+        lambda: render_cli(report), lambda: _render_cli(report, "text", None, 1, False, False), 200
+    )
+    print(f"CLI text, gated vs not: {ratio:.2f}× ({seconds * 1000:.1f} ms)")
+
+    _plugins()
+    never = re.compile("(?!)")
+    for name, path in (
+        ("log", EXAMPLES / "flux_lora_24gb_oom.log"),
+        ("config", EXAMPLES / "flux_lora_24gb_gc_off.yaml"),
+    ):
+        text = _megabyte(path)
+        ratio, seconds = _ratio(lambda t=text: gate_text(t), lambda t=text: scrub(t, "x"), 5)
+        print(f"gate over 1 MiB of {name} vs the input scrubber: {ratio:.1f}× ({seconds * 1000:.0f} ms)")
+        ratio, seconds = _ratio(lambda t=text: list(find_library(t)), lambda t=text: scrub(t, "x"), 5)
+        print(f"  detect-secrets plugins alone vs the scrubber: {ratio:.1f}× ({seconds * 1000:.0f} ms)")
+        ratio, _ = _ratio(lambda t=text: gate_text(t), lambda t=text: never.search(t), 5)
+        print(f"  gate vs one plain regex scan: {ratio:.0f}×")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
