@@ -55,7 +55,8 @@ def test_the_next_line_does_not_lower_a_batch_size_of_one(lang: str) -> None:
 
 
 # Gradient checkpointing turned off somewhere else and brought in by an alias or a merge key: the
-# trainer reads the value, so the rule must too, and the fix must change this place alone.
+# trainer reads the value, so the rule must too, and the fix must change this place alone. (Each
+# states its dtype: a missing one would lead the ladder.)
 _OFF_BY_ALIAS = """job: extension
 speed_tricks:
   gc: &no_gc false
@@ -65,6 +66,7 @@ config:
     - type: sd_trainer
       train:
         batch_size: 1
+        dtype: bf16
         gradient_checkpointing: *no_gc
       model:
         name_or_path: black-forest-labs/FLUX.1-dev
@@ -82,6 +84,7 @@ config:
       train:
         <<: *fast
         steps: 2000
+        dtype: bf16
       model:
         name_or_path: black-forest-labs/FLUX.1-dev
         is_flux: true
@@ -94,7 +97,7 @@ config:
   name: my_lora
   process:
     - type: sd_trainer
-      train: {<<: [*lr, *gc], batch_size: 1}
+      train: {<<: [*lr, *gc], batch_size: 1, dtype: bf16}
       model:
         name_or_path: black-forest-labs/FLUX.1-dev
         is_flux: true
@@ -109,8 +112,8 @@ config:
         (_OFF_BY_MERGE, None, "        gradient_checkpointing: true"),
         (
             _OFF_BY_FLOW_MERGE_LIST,
-            "      train: {<<: [*lr, *gc], batch_size: 1}",
-            "      train: {<<: [*lr, *gc], batch_size: 1, gradient_checkpointing: true}",
+            "      train: {<<: [*lr, *gc], batch_size: 1, dtype: bf16}",
+            "      train: {<<: [*lr, *gc], batch_size: 1, dtype: bf16, gradient_checkpointing: true}",
         ),
     ],
     ids=["alias", "merge_key", "flow_merge_list"],
