@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import engine_jobs
 from bot.buttons import ButtonHandlers
 from bot.commands import OomCommands
 from bot.diagnosis_port import INLINE_INPUT_CHARS, DiagnosisEngine, EnginePort
@@ -29,6 +30,7 @@ from bot.service import ReplyService
 from bot.settings import BotSettings
 from bot.translator import CatalogueTranslator, catalogue_lookup
 from bot.views import ButtonAction
+from bot.workers import DiagnosisTimedOut, ProcessWorkers
 
 log = logging.getLogger("oomcheck.bot")
 
@@ -63,12 +65,21 @@ class OomTree(app_commands.CommandTree[Any]):
             exc_info=getattr(error, "original", error),
         )
         if isinstance(client, OomBot):
-            await client.service.apologize(interaction)
+            if isinstance(getattr(error, "original", error), DiagnosisTimedOut):
+                await client.service.say_too_slow(interaction)
+            else:
+                await client.service.apologize(interaction)
 
 
 class OomBot(commands.Bot):
     def __init__(
-        self, settings: BotSettings, engine: EnginePort, *, inline_input_chars: int = 0, **client_options: Any
+        self,
+        settings: BotSettings,
+        engine: EnginePort,
+        *,
+        inline_input_chars: int = 0,
+        workers: ProcessWorkers | None = None,
+        **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
@@ -84,7 +95,9 @@ class OomBot(commands.Bot):
             **client_options,
         )
         self.settings = settings
-        self.service = ReplyService(self, settings, engine, inline_input_chars=inline_input_chars)
+        self.service = ReplyService(
+            self, settings, engine, inline_input_chars=inline_input_chars, workers=workers
+        )
         self.messages = MessageListeners(self.service)
         self.slash_commands = OomCommands(self.service)
         self.buttons = ButtonHandlers(self.service)
@@ -158,6 +171,7 @@ class OomBot(commands.Bot):
     async def close(self) -> None:
         if self._heartbeat_task is not None:
             self._heartbeat_task.cancel()
+        await self.service.aclose()
         await super().close()
         # A stopped bot is not healthy: the next `--health` must not read an old beat as fresh.
         with contextlib.suppress(OSError):
@@ -181,5 +195,11 @@ class OomBot(commands.Bot):
 
 
 def create_bot(settings: BotSettings, **client_options: Any) -> OomBot:
-    """The bot with the real engine. Start it with `await bot.start(token)` (or login + connect)."""
-    return OomBot(settings, DiagnosisEngine(), inline_input_chars=INLINE_INPUT_CHARS, **client_options)
+    """The bot with the real engine. Start it with `await bot.start(token)` (or login + connect).
+    Big inputs are diagnosed in `engine_workers` worker processes, each with an engine of its own."""
+    workers = ProcessWorkers(
+        engine_jobs.real_engine, settings.worker_count(), warm=engine_jobs.warm, preload=["bot.engine_jobs"]
+    )
+    return OomBot(
+        settings, DiagnosisEngine(), inline_input_chars=INLINE_INPUT_CHARS, workers=workers, **client_options
+    )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import discord
@@ -21,6 +22,12 @@ _LINK = re.compile(
     r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/channels/(?:\d{1,20}|@me)/(\d{1,20})/(\d{1,20})"
 )
 _BARE_ID = re.compile(r"\d{15,20}")
+# Up to this many bytes an attachment is decoded right on the event loop (a thread hop costs more).
+_DECODE_INLINE_BYTES = 64 * 1024
+
+# Downloads an attachment keeping only its last `keep` bytes (and a byte-order mark at its start):
+# (those bytes, the whole file's size). `read_attachment` falls back to `Attachment.read`.
+Fetch = Callable[[discord.Attachment, int], Awaitable[tuple[bytes, int]]]
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,11 @@ def decode_text(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
+def read_text(data: bytes, cap: int) -> str:
+    """The whole text when it is within `cap` bytes, else its tail (`tail_text`)."""
+    return decode_text(data) if len(data) <= cap else tail_text(data, cap)
+
+
 def tail_text(data: bytes, cap: int) -> str:
     """About the last `cap` bytes of a text file as text, from the start of a line.
 
@@ -141,6 +153,7 @@ async def gather_message(
     bot_role_id: int | None = None,
     files: bool = True,
     read_limit: int | None = None,
+    fetch: Fetch | None = None,
 ) -> Gathered:
     """The message's own text (mentions of the bot and of its role removed) and, with `files`, its
     readable attachments (see `read_attachment` for `read_limit`)."""
@@ -163,7 +176,10 @@ async def gather_message(
             # Ten files of almost the cap each would be ten times the input cap for one message.
             parts.append(Gathered((), (IgnoredFile(attachment.filename, "many", attachment.size),)))
             continue
-        part = await read_attachment(attachment, cap=cap, read_limit=limit)
+        if fetch is None:
+            part = await read_attachment(attachment, cap=cap, read_limit=limit)
+        else:
+            part = await read_attachment(attachment, cap=cap, read_limit=limit, fetch=fetch)
         parts.append(part)
         if part.inputs:
             taken += 1
@@ -172,22 +188,32 @@ async def gather_message(
 
 
 async def read_attachment(
-    attachment: discord.Attachment, *, cap: int, read_limit: int | None = None
+    attachment: discord.Attachment, *, cap: int, read_limit: int | None = None, fetch: Fetch | None = None
 ) -> Gathered:
     """A text attachment read through discord.py; anything else is listed as ignored.
 
     Up to `cap` bytes the whole file is read. A larger one, up to `read_limit` (default: `cap`), is
-    downloaded and only its end is kept, with a note saying so; a still larger one is skipped.
+    downloaded and only its end is kept, with a note saying so; a still larger one is skipped. With
+    `fetch`, the download streams and never holds more than about `cap` bytes of the file.
     """
     name, size = attachment.filename, attachment.size
     if not is_text_attachment(name, attachment.content_type):
         return Gathered((), (IgnoredFile(name, "type", size),))
     if size > largest_read(cap, read_limit):
         return Gathered((), (IgnoredFile(name, "size", size),))
-    data = await attachment.read()
-    if len(data) <= cap:
-        return Gathered((SourcedText(name, decode_text(data)),))
-    return Gathered((SourcedText(name, tail_text(data, cap)),), (IgnoredFile(name, "tail", len(data)),))
+    if fetch is None:
+        data = await attachment.read()
+        total = len(data)
+    else:
+        data, total = await fetch(attachment, cap)
+    # Decoding megabytes is CPU work: off the event loop, which serves everyone else meanwhile.
+    if len(data) <= _DECODE_INLINE_BYTES:
+        text = read_text(data, cap)
+    else:
+        text = await asyncio.to_thread(read_text, data, cap)
+    if total <= cap:
+        return Gathered((SourcedText(name, text),))
+    return Gathered((SourcedText(name, text),), (IgnoredFile(name, "tail", total),))
 
 
 def merge(*parts: Gathered) -> Gathered:
