@@ -26,6 +26,8 @@ from typing import Any, TypeVar
 
 log = logging.getLogger("oomcheck.bot")
 T = TypeVar("T")
+# A new worker imports the engine (already imported in the forkserver) and runs the warm-up.
+_START_TIMEOUT = 120.0
 
 
 class WorkerLost(RuntimeError):
@@ -40,6 +42,7 @@ def _serve(conn: Connection, factory: Callable[[], Any], warm: Callable[[Any], o
     engine = factory()
     if warm is not None:
         warm(engine)
+    conn.send(None)  # ready: a job's time limit never pays for the imports and the warm-up
     while True:
         try:
             fn, args, kwargs = conn.recv()
@@ -66,6 +69,12 @@ class _Worker:
         self.process.start()
         child.close()  # only the worker holds its end, so its death reads as EOF here
         self.conn = parent
+
+    def wait_ready(self, timeout: float) -> None:
+        if not self.conn.poll(timeout):
+            self.kill()
+            raise WorkerLost(f"a new worker was not ready within {timeout} s")
+        self.conn.recv()
 
     @property
     def pid(self) -> int | None:
@@ -112,6 +121,7 @@ class ProcessWorkers:
 
     def _new(self) -> _Worker:
         worker = _Worker(self._ctx, self._factory, self._warm)
+        worker.wait_ready(_START_TIMEOUT)
         self._all.add(worker)
         return worker
 
