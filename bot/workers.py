@@ -137,8 +137,8 @@ class ProcessWorkers:
         self._all.discard(worker)
         await asyncio.to_thread(worker.kill)
         if reading is not None:
-            with contextlib.suppress(EOFError, OSError):
-                await reading
+            with contextlib.suppress(EOFError, OSError, TimeoutError):
+                await asyncio.wait_for(reading, 10)
         worker.conn.close()
         self.replaced += 1
         return await asyncio.to_thread(self._new)

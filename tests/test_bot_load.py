@@ -52,7 +52,8 @@ async def test_a_stuck_diagnosis_is_killed_and_the_member_told(tmp_path: Path) -
     try:
         (before,) = workers.pids()
         stuck = Message("stuck " + LOG, User(7), Channel(HELP))
-        await bot.messages.on_message(stuck)  # type: ignore[arg-type]
+        async with asyncio.timeout(60):
+            await bot.messages.on_message(stuck)  # type: ignore[arg-type]
         assert [s.content for s in stuck.outbox] == ["en:bot.too_slow(seconds=1)"]
         assert workers.replaced == 1
         (after,) = workers.pids()
