@@ -405,12 +405,19 @@ def bench_bot(reps: int) -> list[Figure]:
     return bot_round_trip(reps)
 
 
+def bench_load(reps: int) -> list[Figure]:
+    from benchmarks.loadbench import load_figures
+
+    return load_figures(reps)
+
+
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "corpus": lambda a: bench_corpus(a.reps),
     "log": lambda a: bench_log(max(3, a.reps // 3)),
     "bot": lambda a: bench_bot(a.bot_messages),
     "rss": lambda a: bench_rss(),
     "startup": lambda a: bench_startup(max(9, a.reps)),
+    "load": lambda a: bench_load(a.reps),
 }
 
 

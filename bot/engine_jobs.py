@@ -32,6 +32,7 @@ class Screened:
     report: Report
     language: str
     reply: DiscordReplyLike | None  # None: not a case (auto mode answers nothing), never rendered
+    scrubbed: tuple[tuple[str, str], ...] | None = None  # the inputs as stored, when asked for
 
 
 def diagnose(engine: EnginePort, case: Diagnosis) -> Report:
@@ -57,9 +58,11 @@ def diagnose_and_render(
     lang: str | None,
     step: int,
     screen: bool,
+    scrub: bool = False,
 ) -> Screened:
     """The report and its reply in one trip; with `screen`, a report that is not a case (chat) is
-    returned unrendered, since nothing will be sent."""
+    returned unrendered, since nothing will be sent. With `scrub`, a rendered reply comes with the
+    scrubbed inputs that the store keeps for it (a big input then crosses to a worker once)."""
     report = diagnose(engine, case)
     if lang is None:
         # The report's language is the post's own, or the server's default when it has no words:
@@ -67,7 +70,9 @@ def diagnose_and_render(
         lang = engine.choose_language(case.locale, user_locale, None, report.language)
     if screen and not is_real_case(report):
         return Screened(report, lang, None)
-    return Screened(report, lang, engine.render(report, lang=lang, step=step))
+    reply = engine.render(report, lang=lang, step=step)
+    scrubbed = scrub_all(engine, list(zip(case.sources, case.inputs, strict=True))) if scrub else None
+    return Screened(report, lang, reply, scrubbed)
 
 
 def scrub_all(engine: EnginePort, inputs: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:

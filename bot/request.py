@@ -35,3 +35,5 @@ class Prepared:
     step: int
     outgoing: Outgoing
     buttons: ReplyButtons
+    # The inputs as the store keeps them, when they were scrubbed along with the diagnosis.
+    scrubbed: tuple[tuple[str, str], ...] | None = None

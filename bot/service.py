@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import aiohttp
@@ -353,7 +354,10 @@ class ReplyService:
         reply = screened.reply
         if reply is None:  # never: only screening leaves a reply unrendered
             raise RuntimeError("a reply was not rendered")
-        return self._prepared(request, screened.report, screened.language, step, reply)
+        return replace(
+            self._prepared(request, screened.report, screened.language, step, reply),
+            scrubbed=screened.scrubbed,
+        )
 
     async def prepare_case(self, request: Request) -> Prepared | None:
         """The reply to a message in auto mode, or None when the engine finds no case in it (chat):
@@ -361,7 +365,8 @@ class ReplyService:
         screened = await self._screened(request, step=1, lang=None, screen=True)
         if screened.reply is None:
             return None
-        return self._prepared(request, screened.report, screened.language, 1, screened.reply)
+        prepared = self._prepared(request, screened.report, screened.language, 1, screened.reply)
+        return replace(prepared, scrubbed=screened.scrubbed)
 
     async def _screened(
         self, request: Request, *, step: int, lang: str | None, screen: bool
@@ -375,6 +380,7 @@ class ReplyService:
             lang=lang,
             step=step,
             screen=screen,
+            scrub=True,
         )
 
     # ------------------------------------------------------------------ sending
@@ -453,9 +459,11 @@ class ReplyService:
         inputs = request.gathered.inputs
         # Scrubbing reads up to the input cap per input: engine work, so (unless small) in a worker
         # and under its time limit, like the diagnosis itself.
-        scrubbed = await self.engine_call(
-            input_size(inputs), engine_jobs.scrub_all, tuple((i.source, i.text) for i in inputs)
-        )
+        scrubbed = prepared.scrubbed
+        if scrubbed is None:
+            scrubbed = await self.engine_call(
+                input_size(inputs), engine_jobs.scrub_all, tuple((i.source, i.text) for i in inputs)
+            )
         case = Case(
             reply_id=reply_id,
             source_id=request.source_id,
