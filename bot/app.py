@@ -30,7 +30,7 @@ from bot.service import ReplyService
 from bot.settings import BotSettings
 from bot.translator import CatalogueTranslator, catalogue_lookup
 from bot.views import ButtonAction
-from bot.workers import DiagnosisTimedOut, ProcessWorkers
+from bot.workers import DiagnosisTimedOut, ProcessWorkers, hand_back_big_buffers
 
 log = logging.getLogger("oomcheck.bot")
 
@@ -120,6 +120,8 @@ class OomBot(commands.Bot):
     # ------------------------------------------------------------------ lifecycle
 
     async def setup_hook(self) -> None:
+        if self.service.workers is not None:
+            hand_back_big_buffers()  # big inputs pass through this process too, on their way
         await self.service.open_store()
         for cog in (self.messages, self.slash_commands, self.buttons):
             await self.add_cog(cog, override=True)

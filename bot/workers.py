@@ -42,16 +42,21 @@ class DiagnosisTimedOut(TimeoutError):
     """The job ran past its time limit; its worker was killed and replaced."""
 
 
+def hand_back_big_buffers() -> None:
+    """Return the memory of a big input to the system once it is freed, so that a process's size
+    follows what it holds now, not the biggest burst it ever went through. glibc raises its mmap
+    threshold after each big free (up to 32 MiB), and big buffers then stay in its heaps (one per
+    thread that allocated them) after use; a fixed threshold keeps them mapped, unmapped on free."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, 256 * 1024)
+
+
 def _settle_in() -> None:
     """A worker yields the CPU to the bot's own process, whose event loop answers everyone else (the
-    gateway, chat-sized cases) in milliseconds; and it hands the memory of a big input back once
-    done with it, so that its size follows what it works on, not the biggest input it ever read."""
+    gateway, chat-sized cases) in milliseconds."""
     with contextlib.suppress(OSError):
         os.nice(_NICENESS)
-    with contextlib.suppress(OSError, AttributeError):
-        # glibc raises its mmap threshold after each big free, up to 32 MiB, and big buffers then
-        # stay in the heap after use; a fixed threshold keeps them mapped and returned on free.
-        ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, 256 * 1024)
+    hand_back_big_buffers()
 
 
 def _serve(conn: Connection, factory: Callable[[], Any], warm: Callable[[Any], object] | None) -> None:
