@@ -271,7 +271,8 @@ def burst_figures() -> list[Figure]:
         figures.append(
             Figure(
                 f"peak RSS of the bot and its {processes - 1} child processes during {name} burst",
-                f"{peak_kib / 1024:.0f} MiB (PSS {pss_kib / 1024:.0f} MiB; before it {start_kib / 1024:.0f} MiB; "
+                f"{peak_kib / 1024:.0f} MiB (PSS {pss_kib / 1024:.0f} MiB; "
+                f"before it {start_kib / 1024:.0f} MiB; "
                 f"every reply in {seconds:.1f} s)",
                 "≤ 400 MiB",
                 peak_kib <= 400 * 1024,
