@@ -16,7 +16,7 @@ _BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 async def fetch_tail(
     session: aiohttp.ClientSession, attachment: discord.Attachment, keep: int
-) -> tuple[bytes, int]:
+) -> tuple[bytes | bytearray, int]:
     """The last `keep` bytes of the file (the whole file when it is smaller) and its size. A UTF-16
     byte-order mark at its start is kept in front of the tail, which then starts at an even offset."""
     async with session.get(attachment.url) as response:
@@ -32,11 +32,11 @@ async def fetch_tail(
             buffer += chunk
             if len(buffer) > keep + _CHUNK:
                 del buffer[: len(buffer) - keep]
-    if len(buffer) <= keep:
-        return bytes(buffer), total
+    if total <= keep:
+        return buffer, total  # a bytearray decodes as bytes do: no copy of megabytes
     del buffer[: len(buffer) - keep]
     if head in _BOMS:
         if (total - len(buffer)) % 2:
             del buffer[:1]
-        return head + bytes(buffer), total
-    return bytes(buffer), total
+        return head + buffer, total
+    return buffer, total

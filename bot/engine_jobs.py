@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.diagnosis_port import DiagnosisEngine, DiscordReplyLike, EnginePort, InputKinds, is_real_case
+from diagnosis.models import with_text
+from diagnosis.record import replace
 from diagnosis.report import Report
 
 
@@ -72,7 +74,16 @@ def diagnose_and_render(
         return Screened(report, lang, None)
     reply = engine.render(report, lang=lang, step=step)
     scrubbed = scrub_all(engine, list(zip(case.sources, case.inputs, strict=True))) if scrub else None
-    return Screened(report, lang, reply, scrubbed)
+    return Screened(_travelling(report), lang, reply, scrubbed)
+
+
+def _travelling(report: Report) -> Report:
+    """The report without the log's text, which nothing reads once the reply is rendered (the bot
+    looks at which pieces there are, the findings and the ladder): from a worker, a big log would
+    otherwise cross back to the bot's process and be held there until the reply is stored."""
+    if report.log is None:
+        return report
+    return replace(report, log=replace(report.log, piece=with_text(report.log.piece, "")))
 
 
 def scrub_all(engine: EnginePort, inputs: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:

@@ -27,7 +27,7 @@ _DECODE_INLINE_BYTES = 64 * 1024
 
 # Downloads an attachment keeping only its last `keep` bytes (and a byte-order mark at its start):
 # (those bytes, the whole file's size). `read_attachment` falls back to `Attachment.read`.
-Fetch = Callable[[discord.Attachment, int], Awaitable[tuple[bytes, int]]]
+Fetch = Callable[[discord.Attachment, int], Awaitable[tuple[bytes | bytearray, int]]]
 
 
 @dataclass(frozen=True)
@@ -114,19 +114,20 @@ def input_size(inputs: Iterable[SourcedText]) -> int:
     return sum(len(item.text) for item in inputs)
 
 
-def decode_text(data: bytes) -> str:
+def decode_text(data: bytes | bytearray) -> str:
     """Bytes of an attachment → text (UTF-8 or UTF-16 with a BOM, as Windows consoles save logs)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", errors="replace")
     return data.decode("utf-8-sig", errors="replace")
 
 
-def read_text(data: bytes, cap: int) -> str:
-    """The whole text when it is within `cap` bytes, else its tail (`tail_text`)."""
-    return decode_text(data) if len(data) <= cap else tail_text(data, cap)
+def read_text(data: bytes | bytearray, cap: int, size: int) -> str:
+    """A file of `size` bytes as text: the whole when it is within `cap` bytes, else its tail
+    (`tail_text`). `data` is the whole file, or at least its last `cap` bytes (a streamed tail)."""
+    return decode_text(data) if size <= cap else tail_text(data, cap)
 
 
-def tail_text(data: bytes, cap: int) -> str:
+def tail_text(data: bytes | bytearray, cap: int) -> str:
     """About the last `cap` bytes of a text file as text, from the start of a line.
 
     A training log ends with its error, so the end is the part worth reading. The cut may fall inside
@@ -201,6 +202,7 @@ async def read_attachment(
         return Gathered((), (IgnoredFile(name, "type", size),))
     if size > largest_read(cap, read_limit):
         return Gathered((), (IgnoredFile(name, "size", size),))
+    data: bytes | bytearray
     if fetch is None:
         data = await attachment.read()
         total = len(data)
@@ -208,9 +210,9 @@ async def read_attachment(
         data, total = await fetch(attachment, cap)
     # Decoding megabytes is CPU work: off the event loop, which serves everyone else meanwhile.
     if len(data) <= _DECODE_INLINE_BYTES:
-        text = read_text(data, cap)
+        text = read_text(data, cap, total)
     else:
-        text = await asyncio.to_thread(read_text, data, cap)
+        text = await asyncio.to_thread(read_text, data, cap, total)
     if total <= cap:
         return Gathered((SourcedText(name, text),))
     return Gathered((SourcedText(name, text),), (IgnoredFile(name, "tail", total),))
