@@ -145,8 +145,14 @@ class MessageListeners(commands.Cog):
             return
         try:
             # In the member's turn, like new messages: a flurry of edits holds one engine worker at most.
-            async with service.member_turn(message.author.id):
+            async with (
+                service.member_turn(message.author.id),
+                service.admitted(service.bytes_to_read(message)),
+            ):
                 await self._redo(message, answered.reply_id, answered.created, answered.inputs_hash)
+        except QueueFull:
+            # The reply is there already; it is brought up to date once the bot has room.
+            service.later(service.settings.busy_retry_seconds, lambda: self.on_raw_message_edit(payload))
         finally:
             service.release(message.id)
 

@@ -300,3 +300,43 @@ async def test_chat_in_a_help_channel_is_screened_without_rendering(tmp_path: Pa
         assert len(case.outbox) == 1 and engine.rendered == 1
     finally:
         await bot.close()
+
+
+class EditTarget:
+    def __init__(self) -> None:
+        self.edits: list[dict[str, Any]] = []
+
+    def get_partial_message(self, reply_id: int) -> Any:
+        async def edit(**kwargs: Any) -> None:
+            self.edits.append({"reply_id": reply_id, **kwargs})
+
+        return SimpleNamespace(edit=edit)
+
+
+async def test_an_edit_that_finds_the_bot_busy_is_applied_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = OomBot(
+        settings(tmp_path, inflight_bytes=1024, queue_limit=0, busy_retry_seconds=0.05),
+        FakeEngine(),
+        inline_input_chars=100,
+    )
+    await bot.service.open_store()
+    target = EditTarget()
+    monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
+    try:
+        log = FakeAttachment("train.log", (LOG * 30).encode())
+        message = ReactingMessage(CONFIG, User(7), Channel(HELP), attachments=[log])
+        await bot.messages.on_message(message)  # type: ignore[arg-type]
+        assert len(message.outbox) == 1
+        message.content = CONFIG + "# edited\n"
+        payload = SimpleNamespace(message_id=message.id, data={"content": message.content}, message=message)
+        async with bot.service.budget.hold(1024):
+            await bot.messages.on_raw_message_edit(payload)  # type: ignore[arg-type]
+            assert target.edits == []
+        async with asyncio.timeout(10):
+            while not target.edits:
+                await asyncio.sleep(0.02)
+        assert target.edits[0]["reply_id"] == message.outbox[0].id
+    finally:
+        await bot.close()
