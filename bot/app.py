@@ -199,6 +199,10 @@ class OomBot(commands.Bot):
 def create_bot(settings: BotSettings, **client_options: Any) -> OomBot:
     """The bot with the real engine. Start it with `await bot.start(token)` (or login + connect).
     Big inputs are diagnosed in `engine_workers` worker processes, each with an engine of its own."""
+    # The bot never joins a voice channel: discord.py's start-up warnings about voice libraries would
+    # only make an operator wonder what is missing.
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
     workers = ProcessWorkers(
         engine_jobs.real_engine, settings.worker_count(), warm=engine_jobs.warm, preload=["bot.engine_jobs"]
     )

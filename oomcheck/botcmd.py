@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -104,14 +105,36 @@ def _unwritable_folder(path: Path) -> Path | None:
     return None if os.access(probe, os.W_OK) else probe
 
 
-def check_lines(settings: BotSettings, say: Say = _say) -> tuple[list[str], bool]:
-    """What `--check-config` prints, and whether the bot can start with these settings."""
+# A bot token as the Developer Portal shows it: three base64url parts joined by dots (the bot's id,
+# a timestamp, an HMAC). Only the shape is checked here; Discord alone can say whether it is valid.
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{17,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}")
+
+
+TOKEN_PROBLEM_KEYS = {
+    "missing": "check_config.missing_token",
+    "prefix": "check_config.token_with_prefix",
+    "malformed": "check_config.malformed_token",
+}
+
+
+def token_problem(token: str | None) -> str | None:
+    """The check_config key that says what is wrong with the token, or None when it looks right."""
+    if token is None:
+        return TOKEN_PROBLEM_KEYS["missing"]
+    if token.lower().startswith("bot "):
+        return TOKEN_PROBLEM_KEYS["prefix"]
+    if not _TOKEN_SHAPE.fullmatch(token):
+        return TOKEN_PROBLEM_KEYS["malformed"]
+    return None
+
+
+def problem_lines(settings: BotSettings, say: Say = _say) -> list[str]:
+    """What stops the bot from starting with these settings (empty when nothing does)."""
     lang = _settings_language(settings)
     lines: list[str] = []
-    ok = True
-    if settings.token is None:
-        lines.append(say("check_config.missing_token", lang))
-        ok = False
+    problem = token_problem(settings.token.get_secret_value() if settings.token else None)
+    if problem is not None:
+        lines.append(say(problem, lang))
     blocked = _unwritable_folder(settings.database_path)
     if blocked is not None:
         lines.append(
@@ -122,7 +145,14 @@ def check_lines(settings: BotSettings, say: Say = _say) -> tuple[list[str], bool
                 blocked=str(blocked),
             )
         )
-        ok = False
+    return lines
+
+
+def check_lines(settings: BotSettings, say: Say = _say) -> tuple[list[str], bool]:
+    """What `--check-config` prints, and whether the bot can start with these settings."""
+    lang = _settings_language(settings)
+    lines = problem_lines(settings, say)
+    ok = not lines
     if settings.guild_ids:
         lines.append(say("check_config.guilds", lang, count=len(settings.guild_ids)))
     else:
@@ -155,6 +185,7 @@ def health_line(settings: BotSettings, say: Say = _say, now: float | None = None
 
 
 async def _serve(settings: BotSettings, token: str, err: TextIO) -> int:
+    import aiohttp
     import discord
 
     from bot.app import create_bot
@@ -165,6 +196,10 @@ async def _serve(settings: BotSettings, token: str, err: TextIO) -> int:
         loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
     try:
         await bot.start(token)
+    except (OSError, aiohttp.ClientError, discord.GatewayNotFound):
+        # No network or no DNS: a sentence, not aiohttp's traceback.
+        err.write(_say("run.unreachable", _settings_language(settings)) + "\n")
+        return EXIT_USAGE
     except discord.LoginFailure:
         err.write(_say("run.login_failed", _settings_language(settings)) + "\n")
         return EXIT_USAGE
@@ -192,9 +227,13 @@ def run_bot(*, check_config: bool, out: TextIO, err: TextIO, health: bool = Fals
     lines, ok = check_lines(settings)
     if check_config:
         (out if ok else err).write("\n".join(lines) + "\n")
+        if not ok:
+            err.write(_say("run.see_docs", _settings_language(settings)) + "\n")
         return EXIT_OK if ok else EXIT_USAGE
     if not ok or settings.token is None:
-        err.write("\n".join(lines) + "\n")
+        # Only what stops the bot: the summary lines would read as if it were starting.
+        err.write("\n".join(problem_lines(settings)) + "\n")
+        err.write(_say("run.see_docs", _settings_language(settings)) + "\n")
         return EXIT_USAGE
     from bot.logs import setup
 

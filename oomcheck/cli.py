@@ -7,6 +7,7 @@ corrected config that cannot be written).
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import gc
 import math
@@ -222,7 +223,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             texts.append(read_input(raw, cap))
         except OSError as exc:
-            err.write(cli_message("cli.unreadable", lang, path=raw, reason=exc.strerror or str(exc)) + "\n")
+            err.write(cli_message("cli.unreadable", lang, path=raw, reason=os_reason(exc, lang)) + "\n")
             return EXIT_USAGE
         sources.append(os.path.basename(raw))
 
@@ -355,6 +356,18 @@ def _write_fix(fix: _Fix, lang: str, err: TextIO) -> bool:
         return False
     err.write(cli_message("cli.fix_written", lang, path=fix.target) + "\n")
     return True
+
+
+def os_reason(exc: OSError, lang: str) -> str:
+    """Why a file could not be read or written, in the reply's language: the system's own words are
+    English whatever the locale, so the common reasons are translated and the rest passed through."""
+    from diagnosis.render.catalogue import lookup
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    key = f"cli.os_error.{name}"
+    if name and lookup(key, lang) is not None:
+        return cli_message(key, lang)
+    return exc.strerror or str(exc)
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -13,7 +13,7 @@ import yaml
 from discord import app_commands
 
 from bot.translator import CatalogueTranslator, key_str
-from oomcheck.botcmd import PROBLEM_FALLBACK, PROBLEM_KEYS
+from oomcheck.botcmd import PROBLEM_FALLBACK, PROBLEM_KEYS, TOKEN_PROBLEM_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = [*sorted((ROOT / "bot").glob("*.py")), ROOT / "oomcheck" / "botcmd.py"]
@@ -54,7 +54,7 @@ def _keys_used() -> set[str]:
             options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
             used.update(o.value for o in options if isinstance(o, ast.Constant) and isinstance(o.value, str))
     # Keys chosen by a pydantic error type are built in a table, not written at a call.
-    used.update(PROBLEM_KEYS.values(), {PROBLEM_FALLBACK})
+    used.update(PROBLEM_KEYS.values(), {PROBLEM_FALLBACK}, TOKEN_PROBLEM_KEYS.values())
     return used
 
 

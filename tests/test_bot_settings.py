@@ -136,6 +136,10 @@ def test_an_unmapped_error_type_falls_back_to_a_generic_text(monkeypatch: pytest
     assert lines[1] == "  OOMCHECK_HISTORY_DEPTH: 正しい値ではありません（string_too_long）。"
 
 
+# The shape of a bot token (three base64url parts); not a real one.
+WELL_FORMED_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GabcDe.abcdefghijklmnopqrstuvwxyz0123456789AB"
+
+
 def test_check_lines_missing_token(tmp_path: Path) -> None:
     settings = BotSettings(database_path=tmp_path / "db.sqlite3")
     lines, ok = check_lines(settings, say)
@@ -146,7 +150,7 @@ def test_check_lines_missing_token(tmp_path: Path) -> None:
 
 def test_check_lines_ok_reports_what_is_configured(tmp_path: Path) -> None:
     settings = BotSettings(
-        DISCORD_TOKEN="t",
+        DISCORD_TOKEN=WELL_FORMED_TOKEN,
         guild_ids=[1, 2],
         help_channel_ids=[3],
         default_language="en",
@@ -160,7 +164,7 @@ def test_check_lines_ok_reports_what_is_configured(tmp_path: Path) -> None:
 
 
 def test_check_lines_warns_when_auto_mode_has_no_channel(tmp_path: Path) -> None:
-    settings = BotSettings(DISCORD_TOKEN="t", database_path=tmp_path / "db.sqlite3")
+    settings = BotSettings(DISCORD_TOKEN=WELL_FORMED_TOKEN, database_path=tmp_path / "db.sqlite3")
     lines, ok = check_lines(settings, say)
     assert ok
     assert "ja:check_config.guilds_global:" in lines
@@ -198,11 +202,11 @@ def test_run_bot_without_token_does_not_try_to_connect() -> None:
 
 
 def test_run_bot_check_config_ok_never_prints_the_token(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DISCORD_TOKEN", "very-secret-token-value")
+    monkeypatch.setenv("DISCORD_TOKEN", WELL_FORMED_TOKEN)
     monkeypatch.setenv("OOMCHECK_DEFAULT_LANGUAGE", "en")
     out, err = io.StringIO(), io.StringIO()
     assert run_bot(check_config=True, out=out, err=err) == 0
-    assert "very-secret-token-value" not in out.getvalue() + err.getvalue()
+    assert WELL_FORMED_TOKEN not in out.getvalue() + err.getvalue()
     assert out.getvalue().strip()
 
 
@@ -254,7 +258,56 @@ def test_refusals_by_discord_are_sentences_with_exit_2(
     bot = RefusedBot(error)
     monkeypatch.setattr("bot.app.create_bot", lambda settings: bot)
     err = io.StringIO()
-    settings = BotSettings(DISCORD_TOKEN="t", default_language="en")
+    settings = BotSettings(DISCORD_TOKEN=WELL_FORMED_TOKEN, default_language="en")
     assert asyncio.run(botcmd._serve(settings, "t", err)) == 2
     assert needle in err.getvalue()
     assert bot.closed
+
+
+@pytest.mark.parametrize(
+    ("token", "key"),
+    [
+        ("abc", "check_config.malformed_token"),
+        ("MTIz.abc", "check_config.malformed_token"),
+        (f"Bot {WELL_FORMED_TOKEN}", "check_config.token_with_prefix"),
+        (WELL_FORMED_TOKEN, None),
+    ],
+)
+def test_check_config_reads_the_shape_of_the_token(tmp_path: Path, token: str, key: str | None) -> None:
+    settings = BotSettings(DISCORD_TOKEN=token, database_path=tmp_path / "db.sqlite3")
+    lines, ok = check_lines(settings, say)
+    assert ok is (key is None)
+    if key is not None:
+        assert lines[0] == f"ja:{key}:" and "ja:check_config.ok:" not in lines
+
+
+def test_run_bot_without_token_says_what_stops_it_and_where_to_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OOMCHECK_DEFAULT_LANGUAGE", "en")
+    out, err = io.StringIO(), io.StringIO()
+    assert run_bot(check_config=False, out=out, err=err) == 2
+    text = err.getvalue()
+    # no summary that reads as if the bot were starting
+    assert "Automatic replies" not in text and "Database:" not in text and "server IDs" not in text
+    assert "deploy/.env.example" in text and "docs/operators.md" in text
+    assert len(text.strip().splitlines()) == 2
+
+
+def test_the_bot_without_a_network_says_so_in_a_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    import aiohttp
+
+    from oomcheck import botcmd
+
+    monkeypatch.setenv("DISCORD_TOKEN", WELL_FORMED_TOKEN)
+    monkeypatch.setenv("OOMCHECK_DEFAULT_LANGUAGE", "en")
+    monkeypatch.setattr("bot.logs.setup", lambda *a, **k: None)
+
+    async def no_dns(self: object, token: str, **kwargs: object) -> None:
+        raise aiohttp.ClientConnectorDNSError(
+            aiohttp.client_reqrep.ConnectionKey("discord.com", 443, True, True, None, None, None),
+            OSError(-3, "Temporary failure in name resolution"),
+        )
+
+    monkeypatch.setattr("discord.Client.start", no_dns)
+    out, err = io.StringIO(), io.StringIO()
+    assert botcmd.run_bot(check_config=False, out=out, err=err) == 2
+    assert err.getvalue().strip() == botcmd._say("run.unreachable", "en")

@@ -9,6 +9,7 @@ import pytest
 
 from bot.settings import BotSettings
 from oomcheck import botcmd
+from tests.test_bot_settings import WELL_FORMED_TOKEN
 
 
 @pytest.mark.parametrize(
@@ -21,7 +22,7 @@ from oomcheck import botcmd
 def test_an_unwritable_database_folder_is_named_in_the_language(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str, expected: str
 ) -> None:
-    monkeypatch.setenv("DISCORD_TOKEN", "x")
+    monkeypatch.setenv("DISCORD_TOKEN", WELL_FORMED_TOKEN)
     locked = tmp_path / "locked"
     locked.mkdir()
     database = locked / "not" / "yet" / "db.sqlite3"
@@ -34,7 +35,7 @@ def test_an_unwritable_database_folder_is_named_in_the_language(
 
 
 def test_a_writable_database_folder_is_not_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DISCORD_TOKEN", "x")
+    monkeypatch.setenv("DISCORD_TOKEN", WELL_FORMED_TOKEN)
     assert os.access(tmp_path, os.W_OK)
     settings = BotSettings(database_path=tmp_path / "new" / "db.sqlite3", default_language="en")
     lines, ok = botcmd.check_lines(settings)

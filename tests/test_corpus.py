@@ -150,14 +150,16 @@ def test_case(expected_path: Path) -> None:
         pytest.fail(f"{name} passes now: remove it from XFAIL")
 
 
-def test_corpus_score(capsys: pytest.CaptureFixture[str]) -> None:
+def test_corpus_score(capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest) -> None:
     outcomes = [check_case(p) for p in CASES]
     passed = sum(1 for o in outcomes if not o.problems)
-    with capsys.disabled():
-        print(f"\ncorpus: {passed}/{len(outcomes)} cases pass")
-        for o in outcomes:
-            if o.problems:
-                print(f"  {o.case}: {'; '.join(o.problems)}")
+    # The score is for whoever asks (-v): printed on every run, the documented xfails read as failures.
+    if request.config.get_verbosity() > 0:
+        with capsys.disabled():
+            print(f"\ncorpus: {passed}/{len(outcomes)} cases pass (the others are documented in XFAIL)")
+            for o in outcomes:
+                if o.problems:
+                    print(f"  {o.case}: {'; '.join(o.problems)}")
     assert len(outcomes) == 51  # 26 real reports of the first collection, 13 of the second, 12 scenarios
     # Only the documented exceptions may fail, and only in the documented way.
     assert {o.case: _unexpected(o) for o in outcomes if _unexpected(o)} == {}

@@ -189,18 +189,21 @@ def test_bot_check_config_without_a_token_fails_clearly(installed: Installed) ->
     assert "DISCORD_TOKEN" in result.stderr
 
 
+FAKE_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.Gexmpl.not-a-real-token-just-its-shape-0123"
+
+
 def test_bot_check_config_accepts_the_example_environment(installed: Installed) -> None:
     example = (ROOT / "deploy" / ".env.example").read_text(encoding="utf-8")
     env_file = installed.workdir / ".env"
-    # A made-up token with the right shape; --check-config never connects.
-    env_file.write_text(example.replace("DISCORD_TOKEN=\n", "DISCORD_TOKEN=MTIz.example.not-a-real-token\n"))
+    # A made-up token with a bot token's shape (three base64url parts); --check-config never connects.
+    env_file.write_text(example.replace("DISCORD_TOKEN=\n", f"DISCORD_TOKEN={FAKE_TOKEN}\n"))
     try:
         result = installed.run("bot", "--check-config")
     finally:
         env_file.unlink()
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr
-    assert "MTIz.example.not-a-real-token" not in result.stdout + result.stderr
+    assert FAKE_TOKEN not in result.stdout + result.stderr
 
 
 def test_bot_health_follows_the_heartbeat(installed: Installed) -> None:

@@ -153,12 +153,13 @@ def test_japanese_causes_put_the_subject_first_and_the_card_second() -> None:
         for field_ in ("title", "cause", "cause_plain"):
             key = f"rules.{rid}.{field_}"
             if key in catalogue("ja"):
-                assert not message(key, "ja").startswith("このカード"), key
-    high_rank = "LoRA のランク（64）がこのカードには高すぎること"
+                assert not message(key, "ja").startswith("この GPU"), key
+    high_rank = "LoRA のランク（64）がこの GPU には高すぎること"
     assert message("rules.high_rank.cause", "ja", rank=64) == high_rank
     assert message("rules.no_low_vram.cause", "ja") == "大きなモデルなのに Low VRAM がオフになっていること"
-    # the applicability label is GLOSSARY.md's standard term
-    assert message("reply.applicability.memory_only", "ja") == "メモリだけに効く（学習結果は変わらない）"
+    # the applicability label is docs/glossary.md's term (it replaces the base list's メモリだけに効く)
+    memory_only = "メモリ使用量だけが変わります（学習結果は同じ）"
+    assert message("reply.applicability.memory_only", "ja") == memory_only
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import unicodedata
 
+from diagnosis.models import Applicability
 from diagnosis.render.catalogue import message, normalise_language
 from diagnosis.render.discord import DiscordReply, ReplyFile, Section, pack
 from diagnosis.render.language import choose_language
 from diagnosis.render.templating import render_template
 from diagnosis.render.view import ReplyView, build_view
 from diagnosis.report import Report
-from diagnosis.rules import RULE_IDS
+from diagnosis.rules import RULE_IDS, Role, spec
 from diagnosis.rules import catalogue as rule_catalogue
 
 __all__ = [
@@ -105,8 +106,16 @@ def render_cli(
     return _text(*_sections(view, "text", channel, restored))
 
 
-def _applicability() -> dict[str, str]:
-    return {spec.id: spec.applicability.value for spec in rule_catalogue()}
+def _list_labels() -> dict[str, str]:
+    """What each rule's line in the list says of it: a change's effect on results, or, for a rule that
+    changes nothing (a verdict, a question, a notice), what it does instead."""
+    labels = {}
+    for rule in rule_catalogue():
+        if rule.role in (Role.CAUSE, Role.TIP):
+            labels[rule.id] = f"reply.applicability.{rule.applicability.value}"
+        else:
+            labels[rule.id] = f"reply.rule_role.{rule.role.value}"
+    return labels
 
 
 def _target(fmt: str) -> str:
@@ -116,14 +125,17 @@ def _target(fmt: str) -> str:
 def render_rules(lang: str, *, fmt: str = "markdown") -> str:
     """Every rule with its title; Markdown by default (the bot posts it), `fmt="text"` for a terminal."""
     lang = normalise_language(lang)
-    text = render_template("rules.j2", lang, _target(fmt), rule_ids=RULE_IDS, applicability=_applicability())
+    text = render_template("rules.j2", lang, _target(fmt), rule_ids=RULE_IDS, labels=_list_labels())
     return text + "\n"
 
 
 def render_explain(rule_id: str, lang: str, *, fmt: str = "markdown") -> str | None:
     if rule_id not in RULE_IDS:
         return None
-    return render_template("explain.j2", normalise_language(lang), _target(fmt), rid=rule_id) + "\n"
+    # A rule with nothing to edit names where to look, not where to change something.
+    look = spec(rule_id).applicability == Applicability.ADVICE
+    text = render_template("explain.j2", normalise_language(lang), _target(fmt), rid=rule_id, look=look)
+    return text + "\n"
 
 
 def cli_message(key: str, lang: str, **params: object) -> str:

@@ -37,6 +37,8 @@ _USER_MARKERS = ("/home/USER", "/Users/USER", "\\Users\\USER", "Users\\\\USER", 
 EVIDENCE_MAX = 200
 # How intake and the bot name a pasted message (models.Piece.source): the reply says it in its language.
 _MESSAGE_SOURCE = re.compile(r"message (\d{1,4})")
+# The other names intake and the bot give a piece that is not a file (models.Piece.source).
+_NAMED_SOURCES = frozenset({"message", "stdin"})
 
 
 class EvidenceLine(NamedTuple):
@@ -46,6 +48,7 @@ class EvidenceLine(NamedTuple):
     line: int | None
     text: str
     message: int | None = None  # N when the source is the Nth pasted message ("message N")
+    named: str | None = None  # "message" or "stdin": a source the reply names in its own language
 
 
 class OomNumbers(NamedTuple):
@@ -213,7 +216,9 @@ def _evidence(report: Report, primary: str | None) -> list[EvidenceLine]:
             seen.add(key)
             text = shorten(ev.text.strip().strip("`").strip())
             pasted = _MESSAGE_SOURCE.fullmatch(ev.source)
-            out.append(EvidenceLine(ev.source, ev.line, text, int(pasted.group(1)) if pasted else None))
+            number = int(pasted.group(1)) if pasted else None
+            named = ev.source if ev.source in _NAMED_SOURCES else None
+            out.append(EvidenceLine(ev.source, ev.line, text, number, named))
     return [e for e in out if e.text][:MAX_EVIDENCE]
 
 
