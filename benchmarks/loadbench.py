@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import signal
 import statistics
 import sys
@@ -214,7 +215,9 @@ async def _bursts() -> tuple[
     peaks: dict[str, tuple[int, int, int, float]] = {}
     complaints: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        fake = FakeDiscord()
+        # `oomcheck bot` refuses a token without the shape of a real one (three base64url parts).
+        token = ".".join(secrets.token_urlsafe(n) for n in (18, 6, 27))
+        fake = FakeDiscord(token=token)
         await fake.start()
         point_discord_at(fake.base_url)
         members = [fake.add_member(f"member{n}") for n in range(24)]
