@@ -465,6 +465,12 @@ def bench_store(days: int, per_day: int) -> list[Figure]:
     ]
 
 
+def bench_load(reps: int) -> list[Figure]:
+    from benchmarks.loadbench import load_figures
+
+    return load_figures(reps)
+
+
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "corpus": lambda a: bench_corpus(a.reps),
     "log": lambda a: bench_log(max(3, a.reps // 3)),
@@ -473,6 +479,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "startup": lambda a: bench_startup(max(9, a.reps)),
     "store": lambda a: bench_store(a.store_days, a.store_per_day),
     "ocr": lambda a: bench_ocr(max(3, a.reps // 5)),
+    "load": lambda a: bench_load(a.reps),
 }
 
 

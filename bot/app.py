@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import engine_jobs
 from bot.buttons import ButtonHandlers
 from bot.catchup import catch_up
 from bot.commands import OomCommands
@@ -30,6 +31,7 @@ from bot.service import ReplyService
 from bot.settings import BotSettings
 from bot.translator import CatalogueTranslator, catalogue_lookup
 from bot.views import ButtonAction
+from bot.workers import DiagnosisTimedOut, ProcessWorkers, hand_back_big_buffers
 
 log = logging.getLogger("oomcheck.bot")
 
@@ -79,13 +81,22 @@ class OomTree(app_commands.CommandTree[Any]):
             exc_info=getattr(error, "original", error),
         )
         if isinstance(client, OomBot):
-            await client.service.apologize(interaction)
+            if isinstance(getattr(error, "original", error), DiagnosisTimedOut):
+                await client.service.say_too_slow(interaction)
+            else:
+                await client.service.apologize(interaction)
             client.service.inflight.end(interaction)
 
 
 class OomBot(commands.Bot):
     def __init__(
-        self, settings: BotSettings, engine: EnginePort, *, inline_input_chars: int = 0, **client_options: Any
+        self,
+        settings: BotSettings,
+        engine: EnginePort,
+        *,
+        inline_input_chars: int = 0,
+        workers: ProcessWorkers | None = None,
+        **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
@@ -101,7 +112,9 @@ class OomBot(commands.Bot):
             **client_options,
         )
         self.settings = settings
-        self.service = ReplyService(self, settings, engine, inline_input_chars=inline_input_chars)
+        self.service = ReplyService(
+            self, settings, engine, inline_input_chars=inline_input_chars, workers=workers
+        )
         self.messages = MessageListeners(self.service)
         self.slash_commands = OomCommands(self.service)
         self.buttons = ButtonHandlers(self.service)
@@ -124,6 +137,8 @@ class OomBot(commands.Bot):
     # ------------------------------------------------------------------ lifecycle
 
     async def setup_hook(self) -> None:
+        if self.service.workers is not None:
+            hand_back_big_buffers()  # big inputs pass through this process too, on their way
         await self.service.open_store()
         for cog in (self.messages, self.slash_commands, self.buttons):
             await self.add_cog(cog, override=True)
@@ -200,6 +215,7 @@ class OomBot(commands.Bot):
     async def close(self) -> None:
         if self._heartbeat_task is not None:
             self._heartbeat_task.cancel()
+        await self.service.aclose()
         await super().close()
         await self.service.close_links()
         # A stopped bot is not healthy: the next `--health` must not read an old beat as fresh.
@@ -246,9 +262,15 @@ class OomBot(commands.Bot):
 
 
 def create_bot(settings: BotSettings, **client_options: Any) -> OomBot:
-    """The bot with the real engine. Start it with `await bot.start(token)` (or login + connect)."""
+    """The bot with the real engine. Start it with `await bot.start(token)` (or login + connect).
+    Big inputs are diagnosed in `engine_workers` worker processes, each with an engine of its own."""
     # The bot never joins a voice channel: discord.py's start-up warnings about voice libraries would
     # only make an operator wonder what is missing.
     discord.VoiceClient.warn_nacl = False
     discord.VoiceClient.warn_dave = False
-    return OomBot(settings, DiagnosisEngine(), inline_input_chars=INLINE_INPUT_CHARS, **client_options)
+    workers = ProcessWorkers(
+        engine_jobs.real_engine, settings.worker_count(), warm=engine_jobs.warm, preload=["bot.engine_jobs"]
+    )
+    return OomBot(
+        settings, DiagnosisEngine(), inline_input_chars=INLINE_INPUT_CHARS, workers=workers, **client_options
+    )

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import engine_jobs
+from bot.budget import QueueFull
 from bot.inputs import (
     Candidate,
     Gathered,
@@ -87,19 +90,14 @@ async def _history(
         budget -= sum(len(i.text.encode()) for i in own.inputs if i.source != "message")
         messages.append((message, own))
 
-    def classify() -> list[Candidate]:
-        return [
-            Candidate(
-                message_id=message.id,
-                author_id=message.author.id,
-                inputs=gathered.inputs,
-                kinds=service.engine.kinds("\n".join(i.text for i in gathered.inputs)),
-            )
-            for message, gathered in messages
-            if gathered.inputs
-        ]
-
-    chosen = select_from_history(await service.run_engine(classify), author_id=author_id)
+    read = [(message, gathered) for message, gathered in messages if gathered.inputs]
+    texts = ["\n".join(i.text for i in gathered.inputs) for _, gathered in read]
+    kinds = await service.run_engine(engine_jobs.kinds_of_each, texts)
+    candidates = [
+        Candidate(message_id=message.id, author_id=message.author.id, inputs=gathered.inputs, kinds=kind)
+        for (message, gathered), kind in zip(read, kinds, strict=True)
+    ]
+    chosen = select_from_history(candidates, author_id=author_id)
     inputs = tuple(
         SourcedText(f"message {n}" if item.source == "message" else item.source, item.text)
         for n, candidate in enumerate(chosen, start=1)
@@ -166,6 +164,29 @@ class OomCommands(commands.Cog):
     def _cooldown_left(self, interaction: discord.Interaction, moderator: bool) -> float:
         return 0.0 if moderator else self.service.cooldown.try_acquire(interaction.user.id)
 
+    async def _charged(
+        self,
+        interaction: discord.Interaction,
+        moderator: bool,
+        size: int,
+        ui: str,
+        check: Callable[[], Awaitable[None]],
+    ) -> None:
+        """`check` with its bytes held (`ReplyService.admitted`); when the bot is too busy the member
+        is told so. The cooldown taken for the check is given back when no answer was delivered."""
+        service = self.service
+        try:
+            async with service.admitted(size):
+                await check()
+        except QueueFull:
+            if not moderator:
+                service.cooldown.refund(interaction.user.id)
+            await _say(interaction, service.t("busy", ui, minutes=1))
+        except BaseException:
+            if not moderator:
+                service.cooldown.refund(interaction.user.id)
+            raise
+
     # ------------------------------------------------------------------ checks
 
     @app_commands.command(name="oom-check", description=k("command.check.description"))
@@ -198,40 +219,47 @@ class OomCommands(commands.Cog):
             return
         visible = public and moderator
         await interaction.response.defer(ephemeral=not visible, thinking=True)
-        parts: list[Gathered] = []
-        target: discord.Message | None = None
-        if message:
-            target = await _fetch_target(interaction, message)
-            if target is None:
-                await _say(interaction, service.t("message_not_found", ui))
-                return
-            if target.author.id != interaction.user.id and not moderator:
-                await _say(interaction, service.t("not_your_message", ui))
-                return
-            parts.append(await service.read_message(target))
-        if text:
-            parts.append(Gathered((SourcedText("text", text),)))
-            parts.append(await service.read_links(text, used=len(text)))
-        if file is not None and is_image_name(file.filename, file.content_type):
-            parts.append(await service.screens.read_attachment(file))
-        elif file is not None:
-            parts.append(
-                await read_attachment(
-                    file,
-                    cap=service.settings.input_cap_bytes,
-                    read_limit=service.settings.attachment_read_bytes,
+        cap = service.settings.input_cap_bytes
+        size = len((text or "").encode()) + (min(file.size, cap) if file is not None else 0)
+
+        async def check() -> None:
+            parts: list[Gathered] = []
+            target: discord.Message | None = None
+            if message:
+                target = await _fetch_target(interaction, message)
+                if target is None:
+                    await _say(interaction, service.t("message_not_found", ui))
+                    return
+                if target.author.id != interaction.user.id and not moderator:
+                    await _say(interaction, service.t("not_your_message", ui))
+                    return
+                parts.append(await service.read_message(target))
+            if text:
+                parts.append(Gathered((SourcedText("text", text),)))
+                parts.append(await service.read_links(text, used=len(text)))
+            if file is not None and is_image_name(file.filename, file.content_type):
+                parts.append(await service.screens.read_attachment(file))
+            elif file is not None:
+                parts.append(
+                    await read_attachment(
+                        file,
+                        cap=cap,
+                        read_limit=service.settings.attachment_read_bytes,
+                        fetch=service.download(),
+                    )
                 )
+            await self._run_check(
+                interaction,
+                parts=parts,
+                target=target,
+                explicit=explicit,
+                gpu=gpu,
+                public=visible,
+                read_history=not (message or text or file),
+                notes=(service.t("public_needs_moderator", ui),) if public and not moderator else (),
             )
-        await self._run_check(
-            interaction,
-            parts=parts,
-            target=target,
-            explicit=explicit,
-            gpu=gpu,
-            public=visible,
-            read_history=not (message or text or file),
-            notes=(service.t("public_needs_moderator", ui),) if public and not moderator else (),
-        )
+
+        await self._charged(interaction, moderator, size, ui, check)
 
     async def check_message(self, interaction: discord.Interaction, message: discord.Message) -> None:
         service = self.service
@@ -250,15 +278,19 @@ class OomCommands(commands.Cog):
             return
         # A moderator answers on the member's behalf, in the open; members see their own result only.
         await interaction.response.defer(ephemeral=not moderator, thinking=True)
-        await self._run_check(
-            interaction,
-            parts=[await service.read_message(message)],
-            target=message,
-            explicit=None,
-            gpu=None,
-            public=moderator,
-            read_history=False,
-        )
+
+        async def check() -> None:
+            await self._run_check(
+                interaction,
+                parts=[await service.read_message(message)],
+                target=message,
+                explicit=None,
+                gpu=None,
+                public=moderator,
+                read_history=False,
+            )
+
+        await self._charged(interaction, moderator, service.bytes_to_read(message), ui, check)
 
     async def _run_check(
         self,

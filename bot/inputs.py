@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -23,6 +24,12 @@ _LINK = re.compile(
     r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/channels/(?:\d{1,20}|@me)/(\d{1,20})/(\d{1,20})"
 )
 _BARE_ID = re.compile(r"\d{15,20}")
+# Up to this many bytes an attachment is decoded right on the event loop (a thread hop costs more).
+_DECODE_INLINE_BYTES = 64 * 1024
+
+# Downloads an attachment keeping only its last `keep` bytes (and a byte-order mark at its start):
+# (those bytes, the whole file's size). `read_attachment` falls back to `Attachment.read`.
+Fetch = Callable[[discord.Attachment, int], Awaitable[tuple[bytes | bytearray, int]]]
 
 
 @dataclass(frozen=True)
@@ -109,14 +116,20 @@ def input_size(inputs: Iterable[SourcedText]) -> int:
     return sum(len(item.text) for item in inputs)
 
 
-def decode_text(data: bytes) -> str:
+def decode_text(data: bytes | bytearray) -> str:
     """Bytes of an attachment → text (UTF-8 or UTF-16 with a BOM, as Windows consoles save logs)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", errors="replace")
     return data.decode("utf-8-sig", errors="replace")
 
 
-def tail_text(data: bytes, cap: int) -> str:
+def read_text(data: bytes | bytearray, cap: int, size: int) -> str:
+    """A file of `size` bytes as text: the whole when it is within `cap` bytes, else its tail
+    (`tail_text`). `data` is the whole file, or at least its last `cap` bytes (a streamed tail)."""
+    return decode_text(data) if size <= cap else tail_text(data, cap)
+
+
+def tail_text(data: bytes | bytearray, cap: int) -> str:
     """About the last `cap` bytes of a text file as text, from the start of a line.
 
     A training log ends with its error, so the end is the part worth reading. The cut may fall inside
@@ -144,6 +157,7 @@ async def gather_message(
     files: bool = True,
     read_limit: int | None = None,
     read_image: Callable[[discord.Attachment], Awaitable[Gathered]] | None = None,
+    fetch: Fetch | None = None,
 ) -> Gathered:
     """The message's own text (mentions of the bot and of its role removed) and, with `files`, its
     readable attachments (see `read_attachment` for `read_limit`); images go to `read_image` (OCR)."""
@@ -170,7 +184,10 @@ async def gather_message(
             name = display_name(attachment.filename)
             parts.append(Gathered((), (IgnoredFile(name, "many", attachment.size),)))
             continue
-        part = await read_attachment(attachment, cap=cap, read_limit=limit)
+        if fetch is None:
+            part = await read_attachment(attachment, cap=cap, read_limit=limit)
+        else:
+            part = await read_attachment(attachment, cap=cap, read_limit=limit, fetch=fetch)
         parts.append(part)
         if part.inputs:
             taken += 1
@@ -179,12 +196,13 @@ async def gather_message(
 
 
 async def read_attachment(
-    attachment: discord.Attachment, *, cap: int, read_limit: int | None = None
+    attachment: discord.Attachment, *, cap: int, read_limit: int | None = None, fetch: Fetch | None = None
 ) -> Gathered:
     """A text attachment read through discord.py; anything else is listed as ignored.
 
     Up to `cap` bytes the whole file is read. A larger one, up to `read_limit` (default: `cap`), is
-    downloaded and only its end is kept, with a note saying so; a still larger one is skipped.
+    downloaded and only its end is kept, with a note saying so; a still larger one is skipped. With
+    `fetch`, the download streams and never holds more than about `cap` bytes of the file.
     """
     # The name is quoted in the reply: nothing hidden in it (bidi marks, fillers, escapes) may reach it.
     name, size = display_name(attachment.filename), attachment.size
@@ -192,10 +210,20 @@ async def read_attachment(
         return Gathered((), (IgnoredFile(name, "type", size),))
     if size > largest_read(cap, read_limit):
         return Gathered((), (IgnoredFile(name, "size", size),))
-    data = await attachment.read()
-    if len(data) <= cap:
-        return Gathered((SourcedText(name, decode_text(data)),))
-    return Gathered((SourcedText(name, tail_text(data, cap)),), (IgnoredFile(name, "tail", len(data)),))
+    data: bytes | bytearray
+    if fetch is None:
+        data = await attachment.read()
+        total = len(data)
+    else:
+        data, total = await fetch(attachment, cap)
+    # Decoding megabytes is CPU work: off the event loop, which serves everyone else meanwhile.
+    if len(data) <= _DECODE_INLINE_BYTES:
+        text = read_text(data, cap, total)
+    else:
+        text = await asyncio.to_thread(read_text, data, cap, total)
+    if total <= cap:
+        return Gathered((SourcedText(name, text),))
+    return Gathered((SourcedText(name, text),), (IgnoredFile(name, "tail", total),))
 
 
 def merge(*parts: Gathered) -> Gathered:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import discord
 from discord.ext import commands
 
+from bot import engine_jobs
+from bot.budget import QueueFull
 from bot.delivery import Where
-from bot.diagnosis_port import InputKinds, is_real_case, kinds_of_report
+from bot.diagnosis_port import InputKinds, kinds_of_report
 from bot.inputs import Gathered, SourcedText, bot_role_id, inputs_hash, merge
 from bot.media import asks_for_text
 from bot.permissions import member_is_moderator
@@ -25,12 +29,15 @@ from bot.triggers import (
     mentions_bot,
     within_edit_window,
 )
+from bot.workers import DiagnosisTimedOut
 from diagnosis.report import Report
 
 log = logging.getLogger("oomcheck.bot")
 
 # A reply merges at most a config and a log; the bound keeps an edit from fetching more.
 _MAX_MERGED_SOURCES = 4
+# The reaction on a message that waits for room to be diagnosed.
+WAITING = "\N{HOURGLASS WITH FLOWING SAND}"
 
 
 def _guild_id(message: discord.Message) -> int | None:
@@ -76,6 +83,8 @@ class _OpenCase:
 class MessageListeners(commands.Cog):
     def __init__(self, service: ReplyService) -> None:
         self.service = service
+        # Messages already told that the bot is busy (a retry that finds it busy again stays quiet).
+        self._told_busy: set[int] = set()
 
     def _is_mention(self, message: discord.Message) -> bool:
         user = self.service.client.user
@@ -146,9 +155,17 @@ class MessageListeners(commands.Cog):
                     )
                 ):
                     return
-                # In the member's turn, like new messages: a flurry of edits holds one engine worker at most.
-                async with service.member_turn(message.author.id):
+                # In the member's turn, like new messages: a flurry of edits holds one engine worker at
+                # most, and its bytes count in the budget like a new message's.
+                async with (
+                    service.member_turn(message.author.id),
+                    service.admitted(service.bytes_to_read(message)),
+                ):
                     await self._redo(message, answered, number)
+            except QueueFull:
+                # The reply is there already; it is brought up to date once the bot has room (a later
+                # edit by then makes this one moot: _redo checks it is still the latest).
+                service.later(service.settings.busy_retry_seconds, lambda: self.on_raw_message_edit(payload))
             finally:
                 claims.release(message.id)
         finally:
@@ -168,6 +185,17 @@ class MessageListeners(commands.Cog):
         try:
             with service.inflight.answering(where):
                 await self._answer(message)
+        except DiagnosisTimedOut:
+            # The worker was stopped: nothing will come of this input, and the member should know.
+            log.warning(
+                "diagnosis of message %s stopped after the time limit (guild=%s channel=%s)",
+                message.id,
+                _guild_id(message),
+                message.channel.id,
+            )
+            lang = await service.guild_language(_guild_id(message))
+            seconds = round(service.settings.diagnosis_timeout_seconds)
+            await service.say_in_reply(message, service.t("too_slow", lang, seconds=seconds))
         except Exception:
             if not self._is_mention(message):
                 raise  # auto mode stays silent; on_error logs it
@@ -221,6 +249,48 @@ class MessageListeners(commands.Cog):
         # that may complete the member's open case goes on, since completing it edits, not replies.
         if open_case is None and not self._may_reply(message, moderator, take=False):
             return
+        waited = False
+
+        async def hourglass() -> None:
+            nonlocal waited
+            waited = True
+            with contextlib.suppress(discord.HTTPException):
+                await message.add_reaction(WAITING)
+
+        try:
+            async with service.admitted(service.bytes_to_read(message), hourglass):
+                await self._answer_admitted(message, mention, moderator, previous, open_case)
+        except QueueFull:
+            await self._busy(message)
+            return
+        finally:
+            if waited:
+                with contextlib.suppress(discord.HTTPException):
+                    await message.remove_reaction(WAITING, service.client.user or discord.Object(0))
+        self._told_busy.discard(message.id)
+
+    async def _busy(self, message: discord.Message) -> None:
+        """Too many cases wait already: say so once, and come back to the message later."""
+        service = self.service
+        delay = service.settings.busy_retry_seconds
+        log.info("busy: message %s (channel %s) is answered in %.0f s", message.id, message.channel.id, delay)
+        if message.id not in self._told_busy:
+            self._told_busy.add(message.id)
+            lang = await service.guild_language(_guild_id(message))
+            minutes = max(1, round(delay / 60))
+            with contextlib.suppress(discord.HTTPException):
+                await service.say_in_reply(message, service.t("busy", lang, minutes=minutes))
+        service.later(delay, lambda: self.answer(message))
+
+    async def _answer_admitted(
+        self,
+        message: discord.Message,
+        mention: bool,
+        moderator: bool,
+        previous: Answer | None,
+        open_case: _OpenCase | None,
+    ) -> None:
+        service = self.service
         gathered = await self._gather(message, mention=mention)
         if not gathered.inputs and not mention:
             if asks_for_text(gathered):
@@ -231,8 +301,10 @@ class MessageListeners(commands.Cog):
             await self._say_notes(message, gathered, moderator, closing="nothing_to_check")
             return
         request = _request(message, gathered)
-        prepared = await service.prepare(request)
-        if not mention and not is_real_case(prepared.report):
+        # In auto mode the engine's report decides whether this is a case at all, before any reply
+        # text is rendered: chat in a help channel costs a diagnosis and nothing more.
+        prepared = await service.prepare(request) if mention else await service.prepare_case(request)
+        if prepared is None:
             # A screenshot of what looks like an OOM, read too poorly to diagnose: ask for its text
             # rather than guess from it, or stay silent.
             if asks_for_text(gathered):
@@ -244,24 +316,32 @@ class MessageListeners(commands.Cog):
             and await self._fold(message, previous, open_case, request, prepared.report)
         ):
             return
-        if not self._may_reply(message, moderator):
+        refund = self._reserve(message, moderator)
+        if refund is None:
             return
-        await service.reply_to(message, prepared)
+        await service.reply_to(message, prepared, refund=refund)
 
     async def _say_notes(
         self, message: discord.Message, gathered: Gathered, moderator: bool, *, closing: str | None = None
     ) -> None:
         """The notes on what was not read (and a `closing` sentence), as a plain reply, once."""
         service = self.service
-        if not self._may_reply(message, moderator):
+        refund = self._reserve(message, moderator)
+        if refund is None:
             return
         lang = await service.guild_language(_guild_id(message))
         lines = service.ignored_notes(gathered.ignored, lang)
         if closing is not None:
             lines.append(service.t(closing, lang))
-        sent = await service.say_in_reply(message, "\n".join(lines))
-        if sent is not None:
-            await service.db(service.store.record_answer, _answer_row(message, sent.id, ""))
+        try:
+            sent = await service.say_in_reply(message, "\n".join(lines))
+        except BaseException:
+            refund()
+            raise
+        if sent is None:
+            refund()
+            return
+        await service.db(service.store.record_answer, _answer_row(message, sent.id, ""))
 
     async def _recent_answer(self, message: discord.Message) -> Answer | None:
         """This member's latest answered message here, while its reply may still be edited."""
@@ -281,7 +361,7 @@ class MessageListeners(commands.Cog):
         if case is None:
             return None
         if case.has_config is None or case.has_log is None:
-            kinds = await service.run_engine(service.engine.kinds, "\n".join(text for _, text in case.inputs))
+            kinds = await service.run_engine(engine_jobs.kinds, "\n".join(text for _, text in case.inputs))
         else:
             kinds = InputKinds(config=case.has_config, log=case.has_log)
         return _OpenCase(case, kinds) if kinds.config != kinds.log else None
@@ -324,6 +404,22 @@ class MessageListeners(commands.Cog):
         if take and not moderator:
             cooldown.try_acquire(author_id)
         return True
+
+    def _reserve(self, message: discord.Message, moderator: bool) -> Callable[[], None] | None:
+        """Take the cooldown and the channel's budget for a reply about to be sent, or None when they
+        do not allow one. The caller calls what is returned when the reply is not delivered: only a
+        delivered reply costs the member and the channel anything."""
+        if not self._may_reply(message, moderator):
+            return None
+        service, author_id, channel_id = self.service, message.author.id, message.channel.id
+
+        def refund() -> None:
+            log.info("reply to message %s not delivered: cooldown and channel budget given back", message.id)
+            service.channel_limiter.refund(channel_id)
+            if not moderator:
+                service.cooldown.refund(author_id)
+
+        return refund
 
     # ------------------------------------------------------------------ an edited message
 

@@ -33,6 +33,11 @@ class Cooldown:
         self._prune(now)
         return 0.0
 
+    def refund(self, key: Hashable) -> None:
+        """Undo the last `try_acquire` of `key` (the action did not happen after all). Its record
+        before that one had run out, or the acquire would have failed, so forgetting it is exact."""
+        self._last.pop(key, None)
+
     def _prune(self, now: float) -> None:
         # Keeps the table as small as the set of recently active users.
         if len(self._last) > 4096:
@@ -61,6 +66,12 @@ class WindowLimiter:
         # instead of a count over up to `limit` hits).
         while hits and hits[0] <= now - self._window:
             hits.popleft()
+
+    def refund(self, key: Hashable) -> None:
+        """Undo one `try_acquire` of `key` (the action did not happen after all)."""
+        hits = self._hits.get(key)
+        if hits:
+            hits.pop()  # the newest: the window then frees no later than it would have
 
     def try_acquire(self, key: Hashable) -> bool:
         now = self._clock()

@@ -37,3 +37,5 @@ class Prepared:
     buttons: ReplyButtons
     # The whole corrected config (name, bytes): never part of `outgoing`, sent privately on request.
     whole_config: tuple[str, bytes] | None = None
+    # The inputs as the store keeps them, when they were scrubbed along with the diagnosis.
+    scrubbed: tuple[tuple[str, str], ...] | None = None

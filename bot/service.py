@@ -14,25 +14,33 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
 from discord.ext import commands
 
+from bot import engine_jobs
+from bot.budget import ByteBudget
 from bot.claims import MessageClaims
 from bot.delivery import Delivery, Where, needed_for
-from bot.diagnosis_port import EnginePort, kinds_of_report
+from bot.diagnosis_port import DiscordReplyLike, EnginePort, kinds_of_report
+from bot.download import fetch_tail
+from bot.engine_jobs import Diagnosis
 from bot.inflight import InFlight
 from bot.inputs import (
     MAX_TEXT_ATTACHMENTS,
+    Fetch,
     Gathered,
     IgnoredFile,
     bot_role_id,
     gather_message,
     input_size,
     inputs_hash,
+    is_text_attachment,
     largest_read,
     merge,
 )
@@ -47,6 +55,7 @@ from bot.settings import BotSettings
 from bot.store import Answer, Case, GuildSettings, Store
 from bot.triggers import AutoScope
 from bot.views import ButtonLabels, LanguageChoice, ReplyButtons
+from bot.workers import ProcessWorkers
 from diagnosis.report import Report
 
 log = logging.getLogger("oomcheck.bot")
@@ -91,10 +100,14 @@ class ReplyService:
         engine: EnginePort,
         *,
         inline_input_chars: int = 0,
+        workers: ProcessWorkers | None = None,
     ) -> None:
         self.client = client
         self.settings = settings
         self.engine = engine
+        # Worker processes for big inputs; without them (an engine that cannot be rebuilt in another
+        # process, as in the unit tests' fakes) big inputs go to threads, which cannot be stopped.
+        self.workers = workers
         # Engine work on at most this many characters of input runs on the event loop (see `engine_call`).
         self.inline_input_chars = inline_input_chars
         self.scope = AutoScope(frozenset(settings.help_channel_ids), frozenset(settings.forum_channel_ids))
@@ -103,7 +116,7 @@ class ReplyService:
         self._store: Store | None = None
         self.claims = MessageClaims()
         self._turns: dict[int, _Turn] = {}
-        self._engine_pool = ThreadPoolExecutor(settings.engine_workers, thread_name_prefix="oomcheck-engine")
+        self._engine_pool = ThreadPoolExecutor(settings.worker_count(), thread_name_prefix="oomcheck-engine")
         # Every reply goes out through this: retries, permission problems, vanished channels.
         self.delivery = Delivery(
             attempts=settings.delivery_attempts,
@@ -120,6 +133,9 @@ class ReplyService:
         self.links = LinkFetcher(
             FetchLimits(max_bytes=settings.link_max_bytes, timeout_seconds=settings.link_timeout_seconds)
         )
+        self.budget = ByteBudget(settings.inflight_bytes, settings.queue_limit)
+        self._cdn: aiohttp.ClientSession | None = None
+        self._later: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -128,6 +144,8 @@ class ReplyService:
         if self._store is None:
             self._store = await asyncio.to_thread(Store, self.settings.database_path)
         await self.purge_expired()
+        if self.workers is not None:
+            await self.workers.start()
 
     async def purge_expired(self) -> int:
         """Drop what is past the retention periods (see `Store.purge`); the number of cases dropped."""
@@ -139,8 +157,18 @@ class ReplyService:
     async def close_links(self) -> None:
         await self.links.close()
 
+    async def aclose(self) -> None:
+        """What must be closed on the event loop: the download session, the pending retries."""
+        for task in self._later:
+            task.cancel()
+        if self._cdn is not None:
+            await self._cdn.close()
+            self._cdn = None
+
     def close(self) -> None:
         self._engine_pool.shutdown(wait=False, cancel_futures=True)
+        if self.workers is not None:
+            self.workers.close()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -157,21 +185,71 @@ class ReplyService:
         return await asyncio.to_thread(fn, *args)
 
     async def run_engine(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Engine work runs on its own small pool, so a pathological input can hold at most
-        `engine_workers` threads and never starves the store or the gateway; past the timeout the
-        event gives up (the thread finishes in the background) and the usual error path apologizes."""
+        """`fn(engine, *args)` (a job of `bot.engine_jobs`) in a worker process, under the time limit:
+        past it the worker is killed and replaced (`bot.workers.DiagnosisTimedOut`). Without worker
+        processes, on a thread of the engine's own small pool; past the timeout the event gives up
+        there (the thread finishes in the background)."""
+        timeout = self.settings.diagnosis_timeout_seconds
+        if self.workers is not None:
+            return await self.workers.run(timeout, fn, *args, **kwargs)
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._engine_pool, functools.partial(fn, *args, **kwargs))
-        return await asyncio.wait_for(future, self.settings.diagnosis_timeout_seconds)
+        future = loop.run_in_executor(self._engine_pool, functools.partial(fn, self.engine, *args, **kwargs))
+        return await asyncio.wait_for(future, timeout)
 
     async def engine_call(self, size: int, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Engine work over `size` characters of input. Up to `inline_input_chars` it runs right here,
-        without the timeout: the engine's own limits keep such an input to milliseconds (a chat
-        message is well under one), less than the hop to a worker thread and back costs. Anything
-        bigger goes to the engine pool, under the timeout."""
+        """`fn(engine, *args)` over `size` characters of input. Up to `inline_input_chars` it runs
+        right here, without the timeout: the engine's own limits keep such an input to milliseconds
+        (a chat message is well under one), less than the hop to a worker and back costs
+        (`make bench` measures both). Anything bigger goes to `run_engine`."""
         if size <= self.inline_input_chars:
-            return fn(*args, **kwargs)
+            return fn(self.engine, *args, **kwargs)
         return await self.run_engine(fn, *args, **kwargs)
+
+    # ------------------------------------------------------------------ bytes in flight
+
+    def bytes_to_read(self, message: discord.Message) -> int:
+        """What answering `message` holds at most: its text and the part of each readable attachment
+        the engine gets, known from the message alone, before anything is downloaded."""
+        cap = self.settings.input_cap_bytes
+        limit = largest_read(cap, self.settings.attachment_read_bytes)
+        files = [
+            min(a.size, cap)
+            for a in message.attachments
+            if is_text_attachment(a.filename, a.content_type) and a.size <= limit
+        ]
+        return len((message.content or "").encode()) + sum(sorted(files, reverse=True)[:MAX_TEXT_ATTACHMENTS])
+
+    @contextlib.asynccontextmanager
+    async def admitted(
+        self, size: int, on_wait: Callable[[], Awaitable[None]] | None = None
+    ) -> AsyncIterator[None]:
+        """Hold `size` bytes of the budget for the block (`bot.budget`); chat-sized cases never wait
+        behind big ones. Raises `QueueFull` when too many cases already wait."""
+        if size <= self.inline_input_chars:
+            yield
+            return
+        async with self.budget.hold(size, on_wait):
+            yield
+
+    def later(self, delay: float, fn: Callable[[], Awaitable[None]]) -> None:
+        """Run `fn` after `delay` seconds (a message to answer once the bot has room again)."""
+
+        async def run() -> None:
+            await asyncio.sleep(delay)
+            await fn()
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+
+    def download(self) -> Fetch | None:
+        """Streaming downloads through the client's own connection pool, once it is logged in."""
+        connector = getattr(self.client.http, "connector", None)
+        if not isinstance(connector, aiohttp.BaseConnector):
+            return None
+        if self._cdn is None or self._cdn.closed:
+            self._cdn = aiohttp.ClientSession(connector=connector, connector_owner=False)
+        return functools.partial(fetch_tail, self._cdn)
 
     # ------------------------------------------------------------------ who is being answered
 
@@ -263,6 +341,7 @@ class ReplyService:
             bot_role_id=bot_role_id(message),
             read_limit=self.settings.attachment_read_bytes,
             read_image=self.screens.read_attachment,
+            fetch=self.download(),
         )
         return merge(gathered, await self.read_links(message.content or "", used=input_size(gathered.inputs)))
 
@@ -275,22 +354,24 @@ class ReplyService:
 
     # ------------------------------------------------------------------ diagnosing and building
 
-    async def diagnose(self, request: Request, *, steps: int = 1) -> Report:
-        """The report, with corrected configs written for ladder steps 1 to `steps` (the one shown)."""
+    async def _diagnosis(self, request: Request, steps: int) -> Diagnosis:
         inputs = request.gathered.inputs
         # The server's default language answers a post with no words of its own (a bare config or
         # log); a post written in a language is answered in it.
         default = await self.guild_language(request.guild_id)
-        return await self.engine_call(
-            input_size(inputs),
-            self.engine.diagnose,
-            [i.text for i in inputs],
+        return Diagnosis(
+            inputs=tuple(i.text for i in inputs),
+            sources=tuple(i.source for i in inputs),
             locale=request.explicit_language,
             gpu_vram_gib=request.gpu_vram_gib,
-            sources=[i.source for i in inputs],
             steps=steps,
             default_language=default,
         )
+
+    async def diagnose(self, request: Request, *, steps: int = 1) -> Report:
+        """The report, with corrected configs written for ladder steps 1 to `steps` (the one shown)."""
+        case = await self._diagnosis(request, steps)
+        return await self.engine_call(input_size(request.gathered.inputs), engine_jobs.diagnose, case)
 
     def language_menu(self, lang: str) -> tuple[LanguageChoice, ...]:
         """The reply's language menu, each language named in itself; none while there are two
@@ -312,7 +393,12 @@ class ReplyService:
             )
         # The report (and so the reply) grows with the input it was made from.
         size = input_size(request.gathered.inputs)
-        reply = await self.engine_call(size, self.engine.render, report, lang=lang, step=step)
+        reply = await self.engine_call(size, engine_jobs.render, report, lang, step)
+        return self._prepared(request, report, lang, step, reply)
+
+    def _prepared(
+        self, request: Request, report: Report, lang: str, step: int, reply: DiscordReplyLike
+    ) -> Prepared:
         notes = [*request.notes, *self.ignored_notes(request.gathered.ignored, lang)]
         labels = ButtonLabels(
             next_step=self.t("button.next_step", lang),
@@ -334,12 +420,46 @@ class ReplyService:
         return Prepared(request, report, lang, step, from_reply(reply, notes), buttons, whole_config)
 
     async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
-        return await self.build(request, await self.diagnose(request, steps=step), step=step, lang=lang)
+        screened = await self._screened(request, step=step, lang=lang, screen=False)
+        reply = screened.reply
+        if reply is None:  # never: only screening leaves a reply unrendered
+            raise RuntimeError("a reply was not rendered")
+        return replace(
+            self._prepared(request, screened.report, screened.language, step, reply),
+            scrubbed=screened.scrubbed,
+        )
+
+    async def prepare_case(self, request: Request) -> Prepared | None:
+        """The reply to a message in auto mode, or None when the engine finds no case in it (chat):
+        decided from the report before any reply text is rendered."""
+        screened = await self._screened(request, step=1, lang=None, screen=True)
+        if screened.reply is None:
+            return None
+        prepared = self._prepared(request, screened.report, screened.language, 1, screened.reply)
+        return replace(prepared, scrubbed=screened.scrubbed)
+
+    async def _screened(
+        self, request: Request, *, step: int, lang: str | None, screen: bool
+    ) -> engine_jobs.Screened:
+        # Diagnosed and rendered in one trip: a big input's report never crosses to a worker twice.
+        return await self.engine_call(
+            input_size(request.gathered.inputs),
+            engine_jobs.diagnose_and_render,
+            await self._diagnosis(request, step),
+            user_locale=request.user_locale,
+            lang=lang,
+            step=step,
+            screen=screen,
+            scrub=True,
+        )
 
     # ------------------------------------------------------------------ sending
 
-    async def reply_to(self, message: discord.Message, prepared: Prepared) -> bool:
-        """A new reply under a member's message; False when it could not be delivered."""
+    async def reply_to(
+        self, message: discord.Message, prepared: Prepared, *, refund: Callable[[], None] | None = None
+    ) -> bool:
+        """A new reply under a member's message; False (and `refund` run) when it could not be
+        delivered."""
         outgoing = for_channel(message.channel, prepared.outgoing)
 
         async def send() -> discord.Message:
@@ -350,8 +470,17 @@ class ReplyService:
         needs = needed_for(
             message.channel, reply=True, embeds=bool(outgoing.embeds), files=bool(outgoing.files)
         )
-        sent = await self.delivery.send(send, _where("reply", message), channel=message.channel, needs=needs)
+        try:
+            sent = await self.delivery.send(
+                send, _where("reply", message), channel=message.channel, needs=needs
+            )
+        except BaseException:
+            if refund is not None:
+                refund()
+            raise
         if sent is None:
+            if refund is not None:
+                refund()
             return False
         await self.remember(prepared, sent.value.id)
         return True
@@ -424,6 +553,14 @@ class ReplyService:
         except (discord.HTTPException, discord.RateLimited):
             log.warning("could not tell interaction %s that the bot is stopping", interaction.id)
 
+    async def say_too_slow(self, interaction: discord.Interaction) -> None:
+        seconds = round(self.settings.diagnosis_timeout_seconds)
+        text = self.t("too_slow", await self.ui_language(interaction), seconds=seconds)
+        try:
+            await say_privately(interaction, text)
+        except (discord.HTTPException, discord.RateLimited):
+            log.warning("could not say interaction %s took too long", interaction.id)
+
     async def apologize(self, interaction: discord.Interaction) -> None:
         try:
             await say_privately(interaction, self.t("apology", await self.ui_language(interaction)))
@@ -439,13 +576,13 @@ class ReplyService:
         kinds = kinds_of_report(prepared.report)
 
         inputs = request.gathered.inputs
-
-        def scrub_all() -> tuple[tuple[str, str], ...]:
-            return tuple((i.source, self.engine.scrub(i.text, i.source)) for i in inputs)
-
-        # Scrubbing reads up to the input cap per input: engine work, so (unless small) on the engine
-        # pool and under its timeout, like the diagnosis itself.
-        scrubbed = await self.engine_call(input_size(inputs), scrub_all)
+        # Scrubbing reads up to the input cap per input: engine work, so (unless small) in a worker
+        # and under its time limit, like the diagnosis itself.
+        scrubbed = prepared.scrubbed
+        if scrubbed is None:
+            scrubbed = await self.engine_call(
+                input_size(inputs), engine_jobs.scrub_all, tuple((i.source, i.text) for i in inputs)
+            )
         case = Case(
             reply_id=reply_id,
             source_id=request.source_id,

@@ -6,6 +6,7 @@ which is read from `DISCORD_TOKEN` like most Discord tooling expects.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -62,8 +63,19 @@ class BotSettings(BaseSettings):
     database_path: Path = Path("oomcheck-bot.sqlite3")
     heartbeat_path: Path = Path("oomcheck-bot.heartbeat")
     heartbeat_interval_seconds: float = Field(default=30.0, gt=0)
-    engine_workers: int = Field(default=2, ge=1, le=32)  # diagnoses running at once
+    # Worker processes diagnosing big inputs at once; 0: one per core.
+    engine_workers: int = Field(default=0, ge=0, le=32)
+    # Past this a diagnosis is stopped (its worker killed and replaced) and the member told so.
     diagnosis_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Bytes of big inputs downloaded or diagnosed at once, all cases together; what does not fit
+    # waits its turn (a ⏳ on the message), up to `queue_limit` cases; past that the member is told
+    # the bot is busy and the message is answered `busy_retry_seconds` later.
+    # The default lets two 8 MiB logs and a little more in at once: while one is being answered its
+    # bytes exist several times over in this process (the download, its text, the report, the stored
+    # copy), and each worker diagnosing one grows by about 100 MiB.
+    inflight_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
+    queue_limit: int = Field(default=32, ge=0)
+    busy_retry_seconds: float = Field(default=60.0, gt=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     # Delivery under faults: a reply that Discord refuses with a 5xx or a 429 is tried again, up to
     # this many attempts and this many seconds of waiting in all (5xx waits double from the backoff).
@@ -95,6 +107,10 @@ class BotSettings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    def worker_count(self) -> int:
+        """`engine_workers`, with 0 read as one per core."""
+        return self.engine_workers or min(32, os.cpu_count() or 1)
 
     def heartbeat_max_age(self) -> float:
         """How old the heartbeat may be before the bot counts as unhealthy (three missed beats)."""

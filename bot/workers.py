@@ -1,0 +1,206 @@
+"""Engine work in worker processes, each killable on its own.
+
+A diagnosis of a big log is CPU work in Python: threads add nothing under the GIL and stall the event
+loop, so big inputs go to processes. `concurrent.futures.ProcessPoolExecutor` cannot stop one stuck
+task (terminating a worker breaks the whole pool and fails every other diagnosis in it), hence this
+small pool: one pipe per worker, a job is `fn(engine, *args)`, and a worker past its time limit is
+killed and replaced while the others keep going.
+
+Workers start from a `forkserver` (never a fork of the running event loop, whose threads and sockets
+a child would inherit); the server imports the engine once, so each worker starts with it imported,
+and `warm` runs one small case in each new worker so its first real job pays no first-use costs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from typing import Any, TypeVar
+
+log = logging.getLogger("oomcheck.bot")
+T = TypeVar("T")
+# A new worker imports the engine (already imported in the forkserver) and runs the warm-up.
+_START_TIMEOUT = 120.0
+_NICENESS = 10
+_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter (malloc.h)
+
+
+class WorkerLost(RuntimeError):
+    """The worker died before it answered (killed from outside, out of memory, a crash)."""
+
+
+class DiagnosisTimedOut(TimeoutError):
+    """The job ran past its time limit; its worker was killed and replaced."""
+
+
+def hand_back_big_buffers() -> None:
+    """Return the memory of a big input to the system once it is freed, so that a process's size
+    follows what it holds now, not the biggest burst it ever went through. glibc raises its mmap
+    threshold after each big free (up to 32 MiB), and big buffers then stay in its heaps (one per
+    thread that allocated them) after use; a fixed threshold keeps them mapped, unmapped on free."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, 256 * 1024)
+
+
+def _settle_in() -> None:
+    """A worker yields the CPU to the bot's own process, whose event loop answers everyone else (the
+    gateway, chat-sized cases) in milliseconds."""
+    with contextlib.suppress(OSError):
+        os.nice(_NICENESS)
+    hand_back_big_buffers()
+
+
+def _serve(conn: Connection, factory: Callable[[], Any], warm: Callable[[Any], object] | None) -> None:
+    _settle_in()
+    engine = factory()
+    if warm is not None:
+        warm(engine)
+    conn.send(None)  # ready: a job's time limit never pays for the imports and the warm-up
+    while True:
+        try:
+            fn, args, kwargs = conn.recv()
+        except (EOFError, OSError):
+            return  # the bot closed its end: nothing more will come
+        try:
+            reply: tuple[bool, Any] = (True, fn(engine, *args, **kwargs))
+        except Exception as exc:
+            reply = (False, exc)
+        try:
+            conn.send(reply)
+        except Exception as exc:  # an unpicklable result or exception: say what it was
+            conn.send((False, RuntimeError(f"{type(exc).__name__} while returning a result")))
+
+
+class _Worker:
+    def __init__(
+        self, ctx: BaseContext, factory: Callable[[], Any], warm: Callable[[Any], object] | None
+    ) -> None:
+        parent, child = ctx.Pipe()
+        self.process: BaseProcess = ctx.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(child, factory, warm), name="oomcheck-engine", daemon=True
+        )
+        self.process.start()
+        child.close()  # only the worker holds its end, so its death reads as EOF here
+        self.conn = parent
+
+    def wait_ready(self, timeout: float) -> None:
+        if not self.conn.poll(timeout):
+            self.kill()
+            raise WorkerLost(f"a new worker was not ready within {timeout} s")
+        self.conn.recv()
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(5)
+
+    def stop(self) -> None:
+        self.conn.close()  # the worker reads EOF and returns
+        self.process.join(2)
+        if self.process.is_alive():
+            self.kill()
+
+
+class ProcessWorkers:
+    """`size` engine processes; `run` hands a job to an idle one and waits at most `timeout`."""
+
+    def __init__(
+        self,
+        factory: Callable[[], Any],
+        size: int,
+        *,
+        warm: Callable[[Any], object] | None = None,
+        preload: Sequence[str] = (),
+        start_method: str = "forkserver",
+    ) -> None:
+        self.size = size
+        self._factory = factory
+        self._warm = warm
+        self._ctx = multiprocessing.get_context(start_method)
+        if preload and start_method == "forkserver":
+            self._ctx.set_forkserver_preload(list(preload))
+        self._idle: asyncio.Queue[_Worker] | None = None
+        self._all: set[_Worker] = set()
+        # Sending a big input and reading a report back are blocking pipe I/O: one thread per worker.
+        self._io = ThreadPoolExecutor(size, thread_name_prefix="oomcheck-worker-io")
+        self.replaced = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def pids(self) -> list[int]:
+        return [w.pid for w in self._all if w.pid is not None]
+
+    def _new(self) -> _Worker:
+        worker = _Worker(self._ctx, self._factory, self._warm)
+        worker.wait_ready(_START_TIMEOUT)
+        self._all.add(worker)
+        return worker
+
+    async def start(self) -> None:
+        if self._idle is not None:
+            return
+        self._idle = asyncio.Queue()
+        for _ in range(self.size):
+            self._idle.put_nowait(await asyncio.to_thread(self._new))
+
+    async def _replace(self, worker: _Worker, reading: asyncio.Future[Any] | None = None) -> _Worker:
+        """Kill `worker` (its pending read then ends with EOF) and start another in its place."""
+        self._all.discard(worker)
+        await asyncio.to_thread(worker.kill)
+        if reading is not None:
+            with contextlib.suppress(EOFError, OSError, TimeoutError):
+                await asyncio.wait_for(reading, 10)
+        worker.conn.close()
+        self.replaced += 1
+        return await asyncio.to_thread(self._new)
+
+    async def _refill(self, worker: _Worker, reading: asyncio.Future[Any] | None) -> None:
+        assert self._idle is not None
+        self._idle.put_nowait(await self._replace(worker, reading))
+
+    async def run(self, timeout: float, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self._idle is None:
+            await self.start()
+        assert self._idle is not None
+        worker = await self._idle.get()
+        loop = asyncio.get_running_loop()
+        reading: asyncio.Future[Any] | None = None
+        try:
+            await loop.run_in_executor(self._io, worker.conn.send, (fn, args, kwargs))
+            reading = loop.run_in_executor(self._io, worker.conn.recv)
+            ok, value = await asyncio.wait_for(asyncio.shield(reading), timeout)
+        except TimeoutError:
+            log.warning("a diagnosis ran past %.0f s; its worker %s is replaced", timeout, worker.pid)
+            self._idle.put_nowait(await self._replace(worker, reading))
+            raise DiagnosisTimedOut(f"no result within {timeout} s") from None
+        except (EOFError, OSError) as exc:
+            log.warning("engine worker %s died; it is replaced", worker.pid)
+            self._idle.put_nowait(await self._replace(worker))
+            raise WorkerLost(str(exc)) from exc
+        except asyncio.CancelledError:
+            # The worker may be mid-job and cannot take another until it answers: it is replaced,
+            # in a task of its own since this one is being cancelled.
+            self._tasks.add(task := loop.create_task(self._refill(worker, reading)))
+            task.add_done_callback(self._tasks.discard)
+            raise
+        self._idle.put_nowait(worker)
+        if not ok:
+            raise value
+        return value  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        for worker in list(self._all):
+            worker.stop()
+        self._all.clear()
+        self._io.shutdown(wait=False, cancel_futures=True)
