@@ -413,7 +413,8 @@ class OomCommands(commands.Cog):
             return
         inputs = [item.text for item in gathered.inputs]
         try:
-            body = await service.run_engine(service.engine.estimate_text, inputs, lang=ui, gpu_vram_gib=gpu)
+            size = sum(len(i) for i in inputs)
+            body = await service.engine_call(size, engine_jobs.estimate_text, inputs, ui, gpu)
         except Exception:
             # Past the time limit, or a bug: the member gets the apology, the log the traceback.
             _log.exception("/oom-estimate failed")

@@ -90,6 +90,10 @@ def scrub_all(engine: EnginePort, inputs: Sequence[tuple[str, str]]) -> tuple[tu
     return tuple((source, engine.scrub(text, source)) for source, text in inputs)
 
 
+def estimate_text(engine: EnginePort, inputs: Sequence[str], lang: str, gpu_vram_gib: float | None) -> str:
+    return engine.estimate_text(inputs, lang=lang, gpu_vram_gib=gpu_vram_gib)
+
+
 def kinds(engine: EnginePort, text: str) -> InputKinds:
     return engine.kinds(text)
 

@@ -257,8 +257,8 @@ async def test_cooldown_and_channel_budget_are_given_back_when_delivery_fails(tm
     await bot.service.open_store()
     try:
         lost = FailingOnceMessage(CONFIG, User(7), Channel(HELP))
-        with pytest.raises(discord.HTTPException):
-            await bot.messages.on_message(lost)  # type: ignore[arg-type]
+        # Delivery gives up on the 503 (bot/delivery.py logs the reply as lost) instead of raising.
+        await bot.messages.on_message(lost)  # type: ignore[arg-type]
         assert lost.outbox == []
         assert bot.service.cooldown.remaining(7) == 0
         assert bot.service.channel_limiter.has_room(HELP)

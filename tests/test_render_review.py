@@ -311,15 +311,16 @@ def test_the_line_without_its_kept_comment_is_offered_as_its_own_choice(lang: st
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_right_beside_the_attached_file_the_reply_says_what_user_in_its_paths_breaks(lang: str) -> None:
+def test_right_beside_the_offered_file_the_reply_says_what_user_in_its_paths_breaks(lang: str) -> None:
     # Issue #19: pasted back, `/home/USER/…` breaks the dataset and output paths: the note says so, on
     # the line right after the one that names the file.
     report = CASES["flux_gc_off_step2"]()
     reply = render_discord(report, lang=lang)
-    assert reply.files, "the case's corrected config is long enough to be attached"
+    # The whole file is offered privately (issue #17), never attached to the public reply.
+    assert reply.whole_config is not None and not reply.files, "the corrected config is offered"
     lines = everything(reply).splitlines()
-    attached = next(i for i, line in enumerate(lines) if reply.files[0].name in line)
-    note = lines[attached + 1]
+    offered = lines.index(message("reply.config.whole_file_offered", lang))
+    note = lines[offered + 1]
     assert note == message("reply.config.user_placeholder", lang)
     words = {"en": ("dataset", "output"), "ja": ("データセット", "出力")}[lang]
     assert all(word in note for word in words), note

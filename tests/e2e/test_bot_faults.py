@@ -50,9 +50,10 @@ def the_bot(bots: Bots) -> OomBot:
 
 
 def gate_diagnoses(client: OomBot) -> tuple[asyncio.Event, list[int]]:
-    """Every diagnosis waits for the returned event; the list counts the diagnoses that began."""
+    """Every diagnosis waits for the returned event; the list counts the diagnoses that began. (All
+    engine work goes through `engine_call`, inline, on a thread or in a worker process.)"""
     service = client.service
-    real = service.diagnose
+    real = service.engine_call
     gate = asyncio.Event()
     began: list[int] = []
 
@@ -61,19 +62,19 @@ def gate_diagnoses(client: OomBot) -> tuple[asyncio.Event, list[int]]:
         await gate.wait()
         return await real(*args, **kwargs)
 
-    service.diagnose = gated  # type: ignore[method-assign]
+    service.engine_call = gated  # type: ignore[method-assign]
     return gate, began
 
 
 def slow_diagnoses(client: OomBot, seconds: float) -> None:
     service = client.service
-    real = service.diagnose
+    real = service.engine_call
 
     async def slow(*args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(seconds)
         return await real(*args, **kwargs)
 
-    service.diagnose = slow  # type: ignore[method-assign]
+    service.engine_call = slow  # type: ignore[method-assign]
 
 
 # ------------------------------------------------------------------ delivery
@@ -214,7 +215,7 @@ async def test_a_failed_check_does_not_stay_thinking(fake: FakeDiscord, bot: Bot
     async def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the engine broke")
 
-    the_bot(bot).service.diagnose = broken  # type: ignore[method-assign]
+    the_bot(bot).service.engine_call = broken  # type: ignore[method-assign]
     inter = await fake.slash_command(fake.alice, fake.general, "oom-check", {"text": CONFIG})
     shown = await fake.shown(inter)
     assert not shown["flags"] & LOADING and "Sorry" in fake.text_of(shown)
