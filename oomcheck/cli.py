@@ -222,18 +222,18 @@ def _valid_vram(value: float | None) -> bool:
     return value is None or (math.isfinite(value) and 0 < value <= MAX_GPU_VRAM_GIB)
 
 
-def _read_paths(args: argparse.Namespace, lang: str, err: TextIO) -> tuple[list[bytes], list[str]] | None:
-    """Every path's bytes and its name as the reply quotes it; None (said on `err`) when one cannot
-    be read."""
+def _read_case(args: argparse.Namespace, lang: str, err: TextIO) -> tuple[list[bytes], list[str]] | None:
+    """Every path's bytes and its name as the reply quotes it, for `check` and `estimate`; None (said
+    on `err`) when --gpu-vram is not a size or a path cannot be read."""
+    if not _valid_vram(args.gpu_vram):
+        err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
+        return None
     return _read_inputs(args, DEFAULT_LIMITS.max_input_bytes, lang, err)
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     lang = _message_language(args.lang)
-    if not _valid_vram(args.gpu_vram):
-        err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
-        return EXIT_USAGE
-    read = _read_paths(args, lang, err)
+    read = _read_case(args, lang, err)
     if read is None:
         return EXIT_USAGE
     texts, sources = read
@@ -275,10 +275,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """The memory estimate of a config: exit 0 when one was printed, 2 when none can be made."""
     lang = _message_language(args.lang)
-    if not _valid_vram(args.gpu_vram):
-        err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
-        return EXIT_USAGE
-    read = _read_paths(args, lang, err)
+    read = _read_case(args, lang, err)
     if read is None:
         return EXIT_USAGE
     texts, sources = read

@@ -238,3 +238,16 @@ async def make_bot(
     bot = OomBot(settings(tmp_path, **overrides), engine or FakeEngine(), inline_input_chars=inline)
     await bot.service.open_store()
     return bot
+
+
+# What `client.get_partial_messageable(channel_id)` gives the bot when it edits a reply: the edits it
+# made, in order.
+class PartialTarget:
+    def __init__(self) -> None:
+        self.edits: list[dict[str, Any]] = []
+
+    def get_partial_message(self, reply_id: int) -> Any:
+        async def edit(**kwargs: Any) -> None:
+            self.edits.append({"reply_id": reply_id, **kwargs})
+
+        return SimpleNamespace(edit=edit)

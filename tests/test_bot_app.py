@@ -29,6 +29,7 @@ from tests.bot_fakes import (
     FakeAttachment,
     FakeEngine,
     Message,
+    PartialTarget,
     SlowEngine,
     User,
     make_bot,
@@ -231,17 +232,6 @@ async def test_inputs_are_scrubbed_on_the_engine_pool(bot: OomBot, monkeypatch: 
     assert len(threads) == 2
     assert all(name.startswith("oomcheck-engine") for name in threads), threads
     await bot.close()
-
-
-class PartialTarget:
-    def __init__(self) -> None:
-        self.edits: list[dict[str, Any]] = []
-
-    def get_partial_message(self, reply_id: int) -> Any:
-        async def edit(**kwargs: Any) -> None:
-            self.edits.append({"reply_id": reply_id, **kwargs})
-
-        return SimpleNamespace(edit=edit)
 
 
 async def test_an_edit_within_the_window_updates_the_reply_in_place(

@@ -14,7 +14,18 @@ import pytest
 
 from bot.app import OomBot
 from diagnosis.report import Report
-from tests.bot_fakes import BOT_ID, CONFIG, HELP, LOG, Channel, FakeEngine, Message, User, make_bot
+from tests.bot_fakes import (
+    BOT_ID,
+    CONFIG,
+    HELP,
+    LOG,
+    Channel,
+    FakeEngine,
+    Message,
+    PartialTarget,
+    User,
+    make_bot,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -37,17 +48,6 @@ class GatedEngine(FakeEngine):
         return super().diagnose(inputs, **kwargs)
 
 
-class Target:
-    def __init__(self) -> None:
-        self.edits: list[dict[str, Any]] = []
-
-    def get_partial_message(self, reply_id: int) -> Any:
-        async def edit(**kwargs: Any) -> None:
-            self.edits.append({"reply_id": reply_id, **kwargs})
-
-        return SimpleNamespace(edit=edit)
-
-
 def _edit(message: Message, content: str) -> Any:
     message.content = content
     return SimpleNamespace(message_id=message.id, data={"content": content}, message=message)
@@ -59,7 +59,7 @@ async def test_a_diagnosis_overtaken_by_a_later_edit_is_not_sent(
     engine = GatedEngine()
     bot = await make_bot(tmp_path, engine)
     try:
-        target = Target()
+        target = PartialTarget()
         monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
         message = Message(CONFIG, User(7), Channel(HELP))
         await bot.messages.on_message(message)  # type: ignore[arg-type]

@@ -29,6 +29,7 @@ from tests.bot_fakes import (
     FakeAttachment,
     FakeEngine,
     Message,
+    PartialTarget,
     User,
     settings,
 )
@@ -302,17 +303,6 @@ async def test_chat_in_a_help_channel_is_screened_without_rendering(tmp_path: Pa
         await bot.close()
 
 
-class EditTarget:
-    def __init__(self) -> None:
-        self.edits: list[dict[str, Any]] = []
-
-    def get_partial_message(self, reply_id: int) -> Any:
-        async def edit(**kwargs: Any) -> None:
-            self.edits.append({"reply_id": reply_id, **kwargs})
-
-        return SimpleNamespace(edit=edit)
-
-
 async def test_an_edit_that_finds_the_bot_busy_is_applied_later(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -322,7 +312,7 @@ async def test_an_edit_that_finds_the_bot_busy_is_applied_later(
         inline_input_chars=100,
     )
     await bot.service.open_store()
-    target = EditTarget()
+    target = PartialTarget()
     monkeypatch.setattr(bot, "get_partial_messageable", lambda channel_id: target)
     try:
         log = FakeAttachment("train.log", (LOG * 30).encode())
