@@ -10,7 +10,7 @@ import pytest
 
 from diagnosis import diagnose
 from diagnosis.render import estimate_view as estimate_view_module
-from diagnosis.render import render_cli
+from diagnosis.render import message, render_cli
 from tests.conftest import CORPUS, EXAMPLES
 
 CONFIG = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
@@ -91,3 +91,14 @@ def test_a_failing_estimate_costs_only_its_line(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(estimate_view_module, "reply_estimate", broken)
     reply = render_cli(diagnose([CONFIG]), lang="en")
     assert "📏" not in reply and "gradient checkpointing" in reply.lower()
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_list_of_steps_stops_once_the_estimate_fits_with_margin(lang: str) -> None:
+    # Issue #20: corpus 102 (Z-Image Turbo, GC off, batch 4, buckets to 1536 on 24 GB) fits after
+    # step 2 by the high end of the range: the bucket step that would come third is not listed.
+    report = diagnose([_case("102")], locale=lang)
+    assert len(report.ladder) >= 3, "the engine's ladder itself keeps every step (JSON, next step)"
+    reply = render_cli(report, fmt="markdown", lang=lang)
+    assert "**2. " in reply and "**3. " not in reply
+    assert message("reply.estimate.enough", lang, number=2) in reply

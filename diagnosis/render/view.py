@@ -146,6 +146,9 @@ class ReplyView(NamedTuple):
     # A clean config's changes still due after an out-of-memory in a training step (Report.if_oom).
     if_oom: tuple[StepView, ...] = ()
     estimate: EstimateView | None = None  # the memory estimate, in a diagnosis reply at its first step
+    # Steps left out because the estimate fits with its margin before them (issue #20: the ladder
+    # stops adding steps once the job fits); 0 when every step is listed.
+    steps_dropped: int = 0
 
 
 def size_text(n: int | None) -> str | None:
@@ -638,6 +641,13 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     # A finding that is no diagnosis on its own (an update may be the cause) is said as a notice when
     # no checklist lists it: a reply with only a question still says it.
     partial = next((f for f in report.findings if not spec(f.rule_id).standalone), None)
+    estimate = _estimate(report, kind, shown_index, oom_kind)
+    dropped = 0
+    if estimate is not None and estimate.enough_after and estimate.enough_after < len(steps):
+        # The list stops at the step after which the job fits with the margin, by the high end of the
+        # range; "still out of memory" then means the estimate was wrong, and the new log decides.
+        dropped = len(steps) - estimate.enough_after
+        steps = [s for s in steps if s.number <= estimate.enough_after]
 
     return ReplyView(
         lang=lang,
@@ -677,5 +687,6 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         if_oom=tuple(_finding_view(i, f) for i, f in enumerate(report.if_oom, start=1))
         if kind == "clean"
         else (),
-        estimate=_estimate(report, kind, shown_index, oom_kind),
+        estimate=estimate,
+        steps_dropped=dropped,
     )
