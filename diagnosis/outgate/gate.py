@@ -97,29 +97,11 @@ def gate_text(text: str, found: Found | None = None, *, keep_personal: bool = Fa
     `keep_personal`: leave home paths and e-mail addresses (a file written on the user's own disk)."""
     if not text:
         return text
-    key = (text, keep_personal)
-    done = _DONE.get(key)
-    if done is None:
-        done = _gate(text, keep_personal)
-        if len(text) <= _DONE_MAX_CHARS:
-            while len(_DONE) >= _DONE_SIZE:
-                del _DONE[next(iter(_DONE))]
-            _DONE[key] = done
-            # Gating is idempotent: the gated text passing again (the bot gates the engine's reply
-            # once more when it assembles the message) is known to be clean.
-            _DONE[(done[0], keep_personal)] = (done[0], ())
+    gated, replaced = _gate(text, keep_personal)
     if found is not None:
-        for secret_id, kind in done[1]:
+        for secret_id, kind in replaced:
             found.kinds.setdefault(secret_id, kind)
-    return done[0]
-
-
-# The last texts gated and their results: a reply is gated by the engine, then by the bot as it
-# assembles the message, and re-rendered replies (buttons) repeat their parts. A cache of a pure
-# function: it changes no result.
-_DONE: dict[tuple[str, bool], tuple[str, tuple[tuple[str, str], ...]]] = {}
-_DONE_SIZE = 256
-_DONE_MAX_CHARS = 1 << 16
+    return gated
 
 
 def _gate(text: str, keep_personal: bool) -> tuple[str, tuple[tuple[str, str], ...]]:
