@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from diagnosis.estimate.model import ZERO
 from diagnosis.estimate.reply import ReplyEstimate
+from diagnosis.render import display_width
 from diagnosis.render.catalogue import message
-from diagnosis.render.estimate_view import gib
+from diagnosis.render.estimate_view import gib, gib_range
 
 _COMPONENTS = ("weights", "text_encoder", "vae", "adapter", "activations", "overhead")
 
 
-def _width(text: str) -> int:
-    # Terminal columns: wide (CJK) characters take two.
-    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
-
-
 def _pad(text: str, width: int, right: bool = False) -> str:
-    space = " " * max(0, width - _width(text))
+    space = " " * max(0, width - display_width(text))
     return space + text if right else text + space
 
 
@@ -41,7 +35,7 @@ def render_estimate_text(e: ReplyEstimate, lang: str) -> str:
             continue
         rows.append([message(f"cli.estimate.part.{name}", lang)] + [_cell(s.low, s.high) for s in spans])
     rows.append([message("cli.estimate.total", lang)] + [_cell(p.total.low, p.total.high) for p in phases])
-    widths = [max(_width(row[i]) for row in rows) for i in range(len(head))]
+    widths = [max(display_width(row[i]) for row in rows) for i in range(len(head))]
     lines = [
         "  ".join(_pad(cell, widths[i], right=i > 0) for i, cell in enumerate(row)).rstrip() for row in rows
     ]
@@ -49,8 +43,7 @@ def render_estimate_text(e: ReplyEstimate, lang: str) -> str:
     card_key = "reply.estimate.card_assumed" if e.assumed else "reply.estimate.card"
     card = message(card_key, lang, vram=f"{e.vram:g}", usable=f"{e.usable:.1f}")
     fit = message(f"reply.estimate.fit.{e.fit.value}", lang)
-    peak = e.peak.total
-    low, high = gib(peak.low), gib(peak.high)
+    low, high = gib_range(e.peak.total)
     out = [
         message("cli.estimate.title", lang, model=e.job.label),
         "",

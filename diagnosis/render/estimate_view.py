@@ -48,7 +48,8 @@ def gib(value: float) -> str:
     return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
-def _range(span: Span) -> tuple[str, str]:
+def gib_range(span: Span) -> tuple[str, str]:
+    """A span as the reply and `oomcheck estimate` state it: (low, high), always two figures."""
     low, high = gib(span.low), gib(span.high)
     if high == low:  # a range, always: the high end rounds up
         high = gib(span.high + (1 if span.high >= 10 else 0.1))
@@ -81,12 +82,12 @@ def _part(component: Component) -> PartView:
 
 
 def _view(e: ReplyEstimate) -> EstimateView:
-    low, high = _range(e.peak.total)
+    low, high = gib_range(e.peak.total)
     named = [c for c in e.peak.components if c.name != "overhead"]
     biggest = sorted(named, key=lambda c: c.gib.mid, reverse=True)[:SHOWN_PARTS]
     steps = []
     for s in e.steps:
-        s_low, s_high = _range(s.total)
+        s_low, s_high = gib_range(s.total)
         saving = gib(s.saving) if s.saving >= 0.05 else None
         steps.append(StepFitView(s.number, saving, s_low, s_high, s.fit.value, s.phase))
     return EstimateView(
