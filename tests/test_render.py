@@ -29,7 +29,7 @@ from diagnosis.render.escape import (
     discord_text,
     terminal_text,
 )
-from diagnosis.render.view import short_diff
+from diagnosis.render.view import line_diff, short_diff
 from diagnosis.report import Report
 from diagnosis.rules import RULE_IDS
 from tests.golden.cases import CASES, corpus_config, finding
@@ -328,6 +328,8 @@ def test_short_diff_hunks_count_lines_of_the_input_like_the_evidence() -> None:
 
 
 def test_short_diff_shifts_every_hunk_header() -> None:
-    diff = short_diff("a\nb\nc\nd\n", "a\nB\nc\nd\nE\n", offset=10)
+    lines = line_diff("a\nb\nc\nd\n", "a\nB\nc\nd\nE\n")
+    assert lines is not None
+    diff = short_diff(lines, offset=10)
     assert diff is not None
     assert re.findall(r"^@@ .* @@$", diff, re.M) == ["@@ -12 +12 @@", "@@ -14,0 +15 @@"]

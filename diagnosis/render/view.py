@@ -327,13 +327,28 @@ def _ancestors(lines: list[str], index: int) -> list[int]:
     return out
 
 
-def excerpt(original: str, corrected: str, lang_tag: str) -> str | None:
-    """The changed lines of `corrected` with one neighbour each side and their parent keys."""
+class LineDiff(NamedTuple):
+    """The lines of a config before and after a step, and how they align (`linediff.opcodes`): worked
+    out once, read by the excerpt, the short diff and the kept comments."""
+
+    old: list[str]
+    new: list[str]
+    codes: list[linediff.Opcode]
+
+
+def line_diff(original: str, corrected: str) -> LineDiff | None:
+    """None for a config too long to diff line by line (`MAX_DIFF_SOURCE_LINES`)."""
     old, new = original.splitlines(), corrected.splitlines()
     if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
         return None
+    return LineDiff(old, new, linediff.opcodes(old, new))
+
+
+def excerpt(diff: LineDiff, lang_tag: str) -> str | None:
+    """The changed lines of the corrected config with one neighbour each side and their parent keys."""
+    new = diff.new
     keep: set[int] = set()
-    for tag, _i1, _i2, j1, j2 in linediff.opcodes(old, new):
+    for tag, _i1, _i2, j1, j2 in diff.codes:
         if tag == "equal":
             continue
         changed = range(j1, j2) if j2 > j1 else range(max(0, j1 - 1), min(len(new), j1 + 1))
@@ -370,14 +385,11 @@ def _shift_hunk(line: str, offset: int) -> str:
     return f"@@ -{old}{m.group(2)} +{new}{m.group(4)} @@"
 
 
-def short_diff(original: str, corrected: str, offset: int = 0) -> str | None:
+def short_diff(diff: LineDiff, offset: int = 0) -> str | None:
     """Changed lines only; hunk headers count from `offset`, so they match the evidence's line numbers."""
-    old, new = original.splitlines(), corrected.splitlines()
-    if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
-        return None
     lines = [
         _shift_hunk(ln, offset)
-        for ln in linediff.hunks(old, new, linediff.opcodes(old, new), context=0, lineterm="")
+        for ln in linediff.hunks(diff.old, diff.new, diff.codes, context=0, lineterm="")
         if not ln.startswith(("---", "+++"))
     ]
     return "\n".join(lines[:MAX_DIFF_LINES]) or None
@@ -403,16 +415,14 @@ def trailing_comment(line: str) -> str | None:
 MAX_KEPT_COMMENTS = 3
 
 
-def _kept_comments(original: str, corrected: str) -> tuple[tuple[str, str], ...]:
+def _kept_comments(diff: LineDiff) -> tuple[tuple[str, str], ...]:
     """The changed lines that still carry the comment the user wrote on the line they replace, as
     (comment, the line without it): the comment was written for the old value and may now say the
     opposite, so the reply offers the line without it as a choice of its own. The corrected config
     keeps it (a fix changes only what it needs)."""
-    old, new = original.splitlines(), corrected.splitlines()
-    if max(len(old), len(new)) > MAX_DIFF_SOURCE_LINES:
-        return ()
+    old, new = diff.old, diff.new
     kept: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in linediff.opcodes(old, new):
+    for tag, i1, i2, j1, j2 in diff.codes:
         if tag != "replace":
             continue
         before = {c for c in map(trailing_comment, old[i1:i2]) if c}
@@ -450,16 +460,17 @@ def _config_view(report: Report, shown: LadderStep | None, previous: LadderStep 
     long = corrected.count("\n") + 1 > LONG_CONFIG_LINES
     suffix = ".json" if lang_tag == "json" else ".yaml"
     name = f"{ATTACH_PREFIX}.step{shown.number}.fixed{suffix}" if long else None
+    diff = line_diff(original, corrected)
     return ConfigView(
         lang_tag,
-        excerpt(original, corrected, lang_tag),
+        excerpt(diff, lang_tag) if diff else None,
         # The evidence quotes lines of the user's input, so the hunks count from there too; a config
         # rebuilt from a log's echo has no lines of its own in the input.
-        short_diff(original, corrected, 0 if piece.from_log else piece.line_offset),
+        short_diff(diff, 0 if piece.from_log else piece.line_offset) if diff else None,
         name,
         corrected,
         any(marker in corrected for marker in _USER_MARKERS),
-        _kept_comments(original, corrected) if lang_tag == "yaml" else (),
+        _kept_comments(diff) if diff and lang_tag == "yaml" else (),
     )
 
 
