@@ -176,7 +176,7 @@ def _screenshot_name(source: str) -> str | None:
     return source.removeprefix(_SCREENSHOT_PREFIX) if source.startswith(_SCREENSHOT_PREFIX) else None
 
 
-def _oom_numbers(event: OomEvent | None, source: str = "") -> OomNumbers | None:
+def _oom_numbers(event: OomEvent | None, source: str) -> OomNumbers | None:
     if event is None:
         return None
     # The reply counts as others what other_process_on_gpu counts as foreign (the same function).
@@ -638,8 +638,8 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
     question = _question(report)
     evidence = _evidence(report, primary)
     # The figures come from the log when it holds the event, else from the user's words.
-    from_log = report.log is not None and fatal is not None and fatal in report.log.events
-    oom = _oom_numbers(fatal, report.log.piece.source if from_log and report.log is not None else "")
+    log = report.log
+    oom = _oom_numbers(fatal, log.piece.source if log is not None and fatal in log.events else "")
     if oom is not None and oom.tried:
         # The OOM line already gives these numbers; the raw message would say them a second time.
         evidence = [e for e in evidence if f"Tried to allocate {oom.tried}" not in e.text]
