@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from diagnosis.lazyre import LazyPattern
+from diagnosis.names import BLANK_FILLERS
 
 # The characters that need work: invisible ones (format characters, fillers, variation selectors),
 # letters that fold (Greek, Cyrillic, fullwidth, mathematical), escapes. Everything else, ASCII and
@@ -32,10 +33,12 @@ _SPECIAL = LazyPattern(
 )
 # Markdown escapes, undone first: a reply escapes `_` in hf_… as `\_`, and `\u0068` as `\\u0068`.
 _MARKDOWN_ESCAPE = LazyPattern(r"\\[\\*_~|`\[\]<>#+.!(){}-]")
-# Not format characters, but shown as nothing: Hangul fillers, the blank Braille pattern, variation
-# selectors and the combining grapheme joiner.
-_BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\u2800\uffa0") | frozenset(
-    chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), *range(0x180B, 0x1810))
+# Not format characters, but shown as nothing: the letters that draw nothing (`names.BLANK_FILLERS`),
+# the Khmer inherent vowels, variation selectors and the combining grapheme joiner.
+_BLANK = (
+    BLANK_FILLERS
+    | frozenset("\u034f\u17b4\u17b5")
+    | frozenset(chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), *range(0x180B, 0x1810)))
 )
 # Letters that look like ASCII ones in most fonts (Unicode's confusables, the common part).
 _LOOK_ALIKE = str.maketrans(
