@@ -28,7 +28,9 @@ from diagnosis.models import SecretHit
 _CONTEXT_CHARS = 160
 
 
-class _Candidate(NamedTuple):  # a tuple: detectors make many, and a tuple is quick to make
+class Span(NamedTuple):  # a tuple: detectors make many, and a tuple is quick to make
+    """A secret a detector found: where it is and what replaces it (the output gate reads these too)."""
+
     start: int  # span of text to replace
     end: int
     replacement: str
@@ -65,12 +67,12 @@ def _hf_ok(token: str) -> bool:
     return any(c.isupper() for c in body) and any(c.islower() for c in body) and _distinct(body) >= 12
 
 
-def _find_hf(text: str, low: str) -> Iterator[_Candidate]:
+def _find_hf(text: str, low: str) -> Iterator[Span]:
     if "hf_" not in text:
         return
     for m in _HF.finditer(text):
         if _hf_ok(m.group()):
-            yield _Candidate(m.start(), m.end(), "hf_REDACTED", "hf_token", 0)
+            yield Span(m.start(), m.end(), "hf_REDACTED", "hf_token", 0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -91,14 +93,14 @@ def _decodes_to_snowflake(part: str) -> bool:
     return 17 <= len(raw) <= 20 and raw.isdigit()
 
 
-def _find_discord(text: str, low: str) -> Iterator[_Candidate]:
+def _find_discord(text: str, low: str) -> Iterator[Span]:
     for m in _DISCORD_MIDDLE.finditer(text):
         head = _DISCORD_HEAD.search(text, max(0, m.start() - 28), m.start())
         tail = _DISCORD_TAIL.match(text, m.end())
         if head is None or tail is None:
             continue
         if _decodes_to_snowflake(head.group()) and _distinct(tail.group()) >= 12:
-            yield _Candidate(head.start(), tail.end(), "REDACTED_DISCORD_TOKEN", "discord_token", 0)
+            yield Span(head.start(), tail.end(), "REDACTED_DISCORD_TOKEN", "discord_token", 0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -127,23 +129,23 @@ def _near(low: str, word: str) -> Iterator[tuple[int, int]]:
         yield lo, hi
 
 
-def _find_wandb(text: str, low: str) -> Iterator[_Candidate]:
+def _find_wandb(text: str, low: str) -> Iterator[Span]:
     for lo, hi in _near(low, "wandb"):
         for m in _HEX40.finditer(text, lo, hi):
             ctx = _context(text, m.start(), m.end())
             has_words = "wandb" in ctx and any(w in ctx for w in ("key", "login", "token"))
             if has_words and _distinct(m.group()) >= 8:
-                yield _Candidate(m.start(), m.end(), "REDACTED_WANDB_KEY", "wandb_key", 0)
+                yield Span(m.start(), m.end(), "REDACTED_WANDB_KEY", "wandb_key", 0)
 
 
-def _find_civitai(text: str, low: str) -> Iterator[_Candidate]:
+def _find_civitai(text: str, low: str) -> Iterator[Span]:
     for lo, hi in _near(low, "civitai"):
         for m in _HEX32.finditer(text, lo, hi):
             if "civitai" in _context(text, m.start(), m.end()) and _distinct(m.group()) >= 8:
-                yield _Candidate(m.start(), m.end(), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
+                yield Span(m.start(), m.end(), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
         for m in _URL_TOKEN.finditer(text, lo, hi):
             if "civitai" in _context(text, m.start(), m.end()) and _distinct(m.group(1)) >= 8:
-                yield _Candidate(m.start(1), m.end(1), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
+                yield Span(m.start(1), m.end(1), "REDACTED_CIVITAI_KEY", "civitai_key", 0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -154,13 +156,13 @@ _OPENAI = LazyPattern(
 )
 
 
-def _find_openai(text: str, low: str) -> Iterator[_Candidate]:
+def _find_openai(text: str, low: str) -> Iterator[Span]:
     if "sk-" not in text:
         return
     for m in _OPENAI.finditer(text):
         body = m.group()[3:]
         if any(c.isdigit() for c in body) and any(c.isalpha() for c in body) and _distinct(body) >= 10:
-            yield _Candidate(m.start(), m.end(), "sk-REDACTED", "openai_key", 0)
+            yield Span(m.start(), m.end(), "sk-REDACTED", "openai_key", 0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -185,7 +187,7 @@ def _has_prefix(low: str) -> bool:
     return _GH_PREFIX.get().search(low) is not None or "rpa_" in low or "r8_" in low
 
 
-def _find_prefixed(text: str, low: str) -> Iterator[_Candidate]:
+def _find_prefixed(text: str, low: str) -> Iterator[Span]:
     if not _has_prefix(low):
         return
     for m in _PREFIXED.finditer(text):
@@ -194,7 +196,7 @@ def _find_prefixed(text: str, low: str) -> Iterator[_Candidate]:
         has_digit = any(c.isdigit() for c in body)
         if has_digit and any(c.isalpha() for c in body) and _distinct(body) >= 10:
             kind = _PREFIX_KIND.get(prefix, "github_token")
-            yield _Candidate(m.start() - len(prefix), m.end(), f"{prefix}_REDACTED", kind, 0)
+            yield Span(m.start() - len(prefix), m.end(), f"{prefix}_REDACTED", kind, 0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -204,23 +206,23 @@ _BEARER = LazyPattern(r"[ \t]+([A-Za-z0-9._~+/=-]{12,2048})(?![A-Za-z0-9._~+/=-]
 _URL_CREDENTIALS = LazyPattern(r"://[^\s/:@]{1,64}:([^\s/@]{1,128})@")
 
 
-def _find_bearer(text: str, low: str) -> Iterator[_Candidate]:
+def _find_bearer(text: str, low: str) -> Iterator[Span]:
     pos = low.find("bearer")
     while pos >= 0:
         m = _BEARER.match(text, pos + 6) if pos == 0 or not low[pos - 1].isalnum() else None
         if m and _plausible_secret(m.group(1), 12):
-            yield _Candidate(m.start(1), m.end(1), "REDACTED_TOKEN", "bearer_token", 0)
+            yield Span(m.start(1), m.end(1), "REDACTED_TOKEN", "bearer_token", 0)
         pos = low.find("bearer", pos + 1)
 
 
-def _find_url_credentials(text: str, low: str) -> Iterator[_Candidate]:
+def _find_url_credentials(text: str, low: str) -> Iterator[Span]:
     if "@" not in text:
         return
     pos = text.find("://")
     while pos >= 0:
         m = _URL_CREDENTIALS.match(text, pos)
-        if m and not _is_placeholder(m.group(1)):
-            yield _Candidate(m.start(1), m.end(1), "REDACTED", "url_credentials", 0)
+        if m and not is_placeholder(m.group(1)):
+            yield Span(m.start(1), m.end(1), "REDACTED", "url_credentials", 0)
         pos = text.find("://", pos + 3)
 
 
@@ -236,7 +238,8 @@ _PLACEHOLDER_WORDS = ("your", "xxxx", "redacted", "example", "changeme", "here",
 _LOOSE_KEYS = ("password", "secret")  # people pick these by hand: letters only, 8+ characters
 
 
-def _is_placeholder(value: str) -> bool:
+def is_placeholder(value: str) -> bool:
+    """A value that stands for a secret ("your_token_here", "REDACTED_TOKEN", "****")."""
     low = value.lower()
     return any(w in low for w in _PLACEHOLDER_WORDS) or _distinct(value.strip("*")) <= 1
 
@@ -244,7 +247,7 @@ def _is_placeholder(value: str) -> bool:
 @lru_cache(maxsize=4096)  # pasted logs repeat the same line many times
 def _plausible_secret(value: str, min_len: int, letters_only: bool = False) -> bool:
     low = value.lower()
-    if _is_placeholder(value) or low in _LOOSE_KEYS:
+    if is_placeholder(value) or low in _LOOSE_KEYS:
         return False
     if value[0] in "/.~\\" or "://" in value or "\\" in value or value.isdigit():
         return False
@@ -257,7 +260,7 @@ def _plausible_secret(value: str, min_len: int, letters_only: bool = False) -> b
     return len(value) >= min_len and has_digit and has_alpha and _distinct(value) >= 8
 
 
-def _find_assignments(text: str, low: str) -> Iterator[_Candidate]:
+def _find_assignments(text: str, low: str) -> Iterator[Span]:
     for word in _KEY_WORDS:
         pos = low.find(word)
         while pos >= 0:
@@ -265,7 +268,7 @@ def _find_assignments(text: str, low: str) -> Iterator[_Candidate]:
             starts_word = word.startswith("_") or pos == 0 or not low[pos - 1].isalnum()
             m = _VALUE.match(text, pos + len(word)) if starts_word else None
             if m and _plausible_secret(m.group(1), *((8, True) if word in _LOOSE_KEYS else (12, False))):
-                yield _Candidate(m.start(1), m.end(1), "REDACTED_TOKEN", "assignment", 1)
+                yield Span(m.start(1), m.end(1), "REDACTED_TOKEN", "assignment", 1)
             pos = low.find(word, pos + 1)
 
 
@@ -308,17 +311,17 @@ def _prompt_user(text: str, at: int) -> int:
     return start
 
 
-def _find_prompts(text: str, low: str) -> Iterator[_Candidate]:
+def _find_prompts(text: str, low: str) -> Iterator[Span]:
     if "@" not in text:
         return
     for m in _PROMPT_HOST.finditer(text):
         at = m.start()
         start = _prompt_user(text, at)
         if start < at and text[start:at].lower() not in _NOT_A_USER:
-            yield _Candidate(start, at, "USER", "home_path", 2)
+            yield Span(start, at, "USER", "home_path", 2)
 
 
-def _find_home_paths(text: str, low: str) -> Iterator[_Candidate]:
+def _find_home_paths(text: str, low: str) -> Iterator[Span]:
     patterns = []
     if "/home/" in text or "/Users/" in text:
         patterns.append(_UNIX_HOME)
@@ -334,10 +337,10 @@ def _find_home_paths(text: str, low: str) -> Iterator[_Candidate]:
         for m in pattern.finditer(text):
             name = m.group(1)
             if name.lower() not in _NOT_A_USER and name.strip():
-                yield _Candidate(m.start(1), m.end(1), "USER", "home_path", 2)
+                yield Span(m.start(1), m.end(1), "USER", "home_path", 2)
 
 
-_DETECTORS: tuple[Callable[[str, str], Iterator[_Candidate]], ...] = (
+_DETECTORS: tuple[Callable[[str, str], Iterator[Span]], ...] = (
     _find_hf,
     _find_discord,
     _find_wandb,
@@ -352,7 +355,7 @@ _DETECTORS: tuple[Callable[[str, str], Iterator[_Candidate]], ...] = (
 )
 
 
-def _all_candidates(text: str) -> list[_Candidate]:
+def _all_candidates(text: str) -> list[Span]:
     """Every detector over the whole text."""
     low = _lower(text)
     return [c for detect in _DETECTORS for c in detect(text, low)]
@@ -382,7 +385,7 @@ _SHAPE = bytes(
     b + 32 if 65 <= b <= 90 else 48 if 48 <= b <= 57 else 0x80 if b >= 0x80 else b for b in range(256)
 )
 # The literal(s) that every match of a line-bound detector contains, as they read in a line's shape.
-_LINE_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], LazyPattern[bytes]] = {
+_LINE_LITERALS: dict[Callable[[str, str], Iterator[Span]], LazyPattern[bytes]] = {
     _find_hf: LazyPattern(rb"hf_"),
     _find_discord: LazyPattern(rb"\.[a-z0_\-]{6,7}\."),
     _find_openai: LazyPattern(rb"sk-"),
@@ -393,7 +396,7 @@ _LINE_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], LazyPattern[byt
     _find_home_paths: LazyPattern(rb"/home/|users|/mnt/|wsl|homepath"),
     _find_prompts: LazyPattern(rb"@[a-z0][a-z0._-]{0,63}:[~/]"),
 }
-_NAME_LITERALS: dict[Callable[[str, str], Iterator[_Candidate]], LazyPattern[bytes]] = {
+_NAME_LITERALS: dict[Callable[[str, str], Iterator[Span]], LazyPattern[bytes]] = {
     _find_wandb: LazyPattern(b"wandb"),
     _find_civitai: LazyPattern(b"civitai"),
 }
@@ -477,7 +480,7 @@ class LineShapes:
         }
 
 
-def _screened(text: str, shapes: LineShapes, *, always: bool = False) -> list[_Candidate] | None:
+def _screened(text: str, shapes: LineShapes, *, always: bool = False) -> list[Span] | None:
     """The candidates of `_all_candidates(text)`, found through the shapes of its lines.
 
     None when the text has too many distinct shapes for screening to pay. A detector whose literal
@@ -486,7 +489,7 @@ def _screened(text: str, shapes: LineShapes, *, always: bool = False) -> list[_C
     if not always and not shapes.few:
         return None
     low: str | None = None
-    candidates: list[_Candidate] = []
+    candidates: list[Span] = []
     for detect in _DETECTORS:
         name = _NAME_LITERALS.get(detect)
         literal = _LINE_LITERALS.get(detect)
@@ -505,9 +508,7 @@ def _screened(text: str, shapes: LineShapes, *, always: bool = False) -> list[_C
             continue
         for offset, part in _parts(text, shapes, windows):
             for c in detect(part, _lower(part)):
-                candidates.append(
-                    _Candidate(c.start + offset, c.end + offset, c.replacement, c.kind, c.priority)
-                )
+                candidates.append(Span(c.start + offset, c.end + offset, c.replacement, c.kind, c.priority))
     return candidates
 
 
@@ -529,7 +530,7 @@ def _parts(text: str, shapes: LineShapes, windows: list[tuple[int, int]]) -> lis
     ]
 
 
-def _candidates(text: str, utf8: bytes | None) -> tuple[list[_Candidate], LineShapes | None]:
+def _candidates(text: str, utf8: bytes | None) -> tuple[list[Span], LineShapes | None]:
     if len(text) >= _SCREEN_MIN_CHARS:
         if utf8 is None:
             try:
@@ -577,22 +578,7 @@ def scrub_screening(
     return "".join(out), hits, shapes
 
 
-class Span(NamedTuple):
-    """A secret found by the detectors of this module: where it is and what replaces it."""
-
-    start: int
-    end: int
-    replacement: str
-    kind: str
-    priority: int
-
-
 def find_secrets(text: str) -> list[Span]:
     """Every candidate of every detector over `text`, unmerged (the output gate merges them with its
     own)."""
-    return [Span(*c) for c in _all_candidates(text)]
-
-
-def is_placeholder(value: str) -> bool:
-    """A value that stands for a secret ("your_token_here", "REDACTED_TOKEN", "****")."""
-    return _is_placeholder(value)
+    return _all_candidates(text)
