@@ -535,7 +535,7 @@ def _write_fix(fix: _Fix, lang: str, err: TextIO) -> bool:
     try:
         write_atomically(fix.target, fix.corrected, mode=fix.mode, replace=fix.replace)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
+        reason = os_reason(exc, lang)
         err.write(cli_message("cli.unwritable", lang, path=_shown(fix.target), reason=reason) + "\n")
         return False
     err.write(cli_message("cli.fix_written", lang, path=_shown(fix.target)) + "\n")
