@@ -70,7 +70,7 @@ def main() -> int:
         f"  the bot's second pass over the gated reply vs rendering: {ratio:.2f}× ({seconds * 1000:.2f} ms)"
     )
     ratio, seconds = _ratio(
-        lambda: render_cli(report), lambda: _render_cli(report, "text", None, 1, False, False), 200
+        lambda: render_cli(report), lambda: _render_cli(report, "text", None, 1, False, False, False), 200
     )
     print(f"CLI text, gated vs not: {ratio:.2f}× ({seconds * 1000:.1f} ms)")
 
