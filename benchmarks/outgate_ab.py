@@ -12,27 +12,19 @@ from __future__ import annotations
 
 import re
 import statistics
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchmarks.run import ROOT, paired_samples
+
 EXAMPLES = ROOT / "examples"
 MIB = 1 << 20
 
 
 def _ratio(subject: Callable[[], object], baseline: Callable[[], object], rounds: int) -> tuple[float, float]:
     """(median ratio subject/baseline, median subject seconds), runs interleaved."""
-    ratios: list[float] = []
-    times: list[float] = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        subject()
-        mid = time.perf_counter()
-        baseline()
-        end = time.perf_counter()
-        ratios.append((mid - start) / max(end - mid, 1e-9))
-        times.append(mid - start)
+    times, baselines = paired_samples(subject, baseline, rounds)
+    ratios = [t / max(b, 1e-9) for t, b in zip(times, baselines, strict=True)]
     return statistics.median(ratios), statistics.median(times)
 
 
