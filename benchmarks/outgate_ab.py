@@ -10,9 +10,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from benchmarks.run import ROOT, paired_samples
@@ -26,6 +27,10 @@ def _ratio(subject: Callable[[], object], baseline: Callable[[], object], rounds
     times, baselines = paired_samples(subject, baseline, rounds)
     ratios = [t / max(b, 1e-9) for t, b in zip(times, baselines, strict=True)]
     return statistics.median(ratios), statistics.median(times)
+
+
+def _listed(find: Callable[[str], Iterable[object]], text: str) -> list[object]:
+    return list(find(text))
 
 
 def _megabyte(path: Path) -> str:
@@ -50,7 +55,11 @@ def main() -> int:
 
     def fresh(make: Callable[[], object]) -> Callable[[], object]:
         # The gate remembers the last texts it gated (the bot gates a reply twice): measured without.
-        return lambda: (gate._DONE.clear(), make())
+        def run() -> object:
+            gate._DONE.clear()
+            return make()
+
+        return run
 
     ratio, seconds = _ratio(
         fresh(lambda: render_discord(report)), lambda: _render_discord(report, None, 1), 200
@@ -73,11 +82,12 @@ def main() -> int:
         ("config", EXAMPLES / "flux_lora_24gb_gc_off.yaml"),
     ):
         text = _megabyte(path)
-        ratio, seconds = _ratio(lambda t=text: gate_text(t), lambda t=text: scrub(t, "x"), 5)
+        scrubbing = functools.partial(scrub, text, "x")
+        ratio, seconds = _ratio(functools.partial(gate_text, text), scrubbing, 5)
         print(f"gate over 1 MiB of {name} vs the input scrubber: {ratio:.1f}× ({seconds * 1000:.0f} ms)")
-        ratio, seconds = _ratio(lambda t=text: list(find_library(t)), lambda t=text: scrub(t, "x"), 5)
+        ratio, seconds = _ratio(functools.partial(_listed, find_library, text), scrubbing, 5)
         print(f"  detect-secrets plugins alone vs the scrubber: {ratio:.1f}× ({seconds * 1000:.0f} ms)")
-        ratio, _ = _ratio(lambda t=text: gate_text(t), lambda t=text: never.search(t), 5)
+        ratio, _ = _ratio(functools.partial(gate_text, text), functools.partial(never.search, text), 5)
         print(f"  gate vs one plain regex scan: {ratio:.0f}×")
     return 0
 
