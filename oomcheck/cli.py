@@ -287,7 +287,13 @@ def _estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     estimate = reply_estimate(report)
     if estimate is None:
         facts = report.facts
-        reason = "no_config" if not facts.config_parsed else "no_family"
+        # The reasons reply_estimate gives no estimate for, in its order (a card is always assumed).
+        if not facts.config_parsed:
+            reason = "no_config"
+        elif facts.host_oom is not None:
+            reason = "host_oom"
+        else:
+            reason = "no_family"
         model = facts.family_label or facts.arch or "?"
         err.write(
             cli_message(
