@@ -193,6 +193,7 @@ def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser
         est.add_argument("--gpu-vram", type=float, metavar="GIB", help=h("gpu_vram"))
         est.add_argument("--format", choices=("text", "json"), default="text", help=h("estimate_format"))
         est.add_argument("--lang", choices=langs, default="auto", help=h("lang_env"))
+        est.add_argument("--fetch", action="store_true", help=h("fetch"))
 
     if only in (None, "rules"):
         rules = add_parser("rules")
@@ -328,7 +329,7 @@ def _read_inputs(
         if raw == "-":
             data, source = sys.stdin.buffer.read(4 * cap), "stdin"
         elif raw.startswith(("https://", "http://")):
-            if not getattr(args, "fetch", False):
+            if not args.fetch:
                 err.write(cli_message("cli.link_needs_fetch", lang, url=raw) + "\n")
                 return None
             fetched = _fetch(raw, cap, lang, err)
