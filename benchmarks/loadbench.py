@@ -20,11 +20,13 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from benchmarks.genlog import MiB, generate_log
 
 if TYPE_CHECKING:
+    from discord.types.message import Message as MessagePayload
+
     from benchmarks.run import Figure
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -368,7 +370,8 @@ def screening_figures(reps: int = 15) -> list[Figure]:
     channel = discord.PartialMessageable(state=state, id=10)
     author = {"id": "5", "username": "alice", "discriminator": "0", "global_name": "Alice", "avatar": None}
     member = {"roles": [], "joined_at": payloads.iso_now(), "deaf": False, "mute": False}
-    data = payloads.message(123, 10, author, CHAT, guild_id=1, member_payload=member)
+    # The fake's payload is the gateway's JSON, typed only as a dict.
+    data = cast("MessagePayload", payloads.message(123, 10, author, CHAT, guild_id=1, member_payload=member))
     engine = engine_jobs.real_engine()
     engine_jobs.warm(engine)
     chat = engine_jobs.Diagnosis((CHAT,), ("message",), None, None, 1, "en")

@@ -10,30 +10,27 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchmarks.run import ROOT, paired_samples
+
 EXAMPLES = ROOT / "examples"
 MIB = 1 << 20
 
 
 def _ratio(subject: Callable[[], object], baseline: Callable[[], object], rounds: int) -> tuple[float, float]:
     """(median ratio subject/baseline, median subject seconds), runs interleaved."""
-    ratios: list[float] = []
-    times: list[float] = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        subject()
-        mid = time.perf_counter()
-        baseline()
-        end = time.perf_counter()
-        ratios.append((mid - start) / max(end - mid, 1e-9))
-        times.append(mid - start)
+    times, baselines = paired_samples(subject, baseline, rounds)
+    ratios = [t / max(b, 1e-9) for t, b in zip(times, baselines, strict=True)]
     return statistics.median(ratios), statistics.median(times)
+
+
+def _listed(find: Callable[[str], Iterable[object]], text: str) -> list[object]:
+    return list(find(text))
 
 
 def _megabyte(path: Path) -> str:
@@ -75,11 +72,12 @@ def main() -> int:
         ("config", EXAMPLES / "flux_lora_24gb_gc_off.yaml"),
     ):
         text = _megabyte(path)
-        ratio, seconds = _ratio(lambda t=text: gate_text(t), lambda t=text: scrub(t, "x"), 5)
+        scrubbing = functools.partial(scrub, text, "x")
+        ratio, seconds = _ratio(functools.partial(gate_text, text), scrubbing, 5)
         print(f"gate over 1 MiB of {name} vs the input scrubber: {ratio:.1f}× ({seconds * 1000:.0f} ms)")
-        ratio, seconds = _ratio(lambda t=text: list(find_library(t)), lambda t=text: scrub(t, "x"), 5)
+        ratio, seconds = _ratio(functools.partial(_listed, find_library, text), scrubbing, 5)
         print(f"  detect-secrets plugins alone vs the scrubber: {ratio:.1f}× ({seconds * 1000:.0f} ms)")
-        ratio, _ = _ratio(lambda t=text: gate_text(t), lambda t=text: never.search(t), 5)
+        ratio, _ = _ratio(functools.partial(gate_text, text), functools.partial(never.search, text), 5)
         print(f"  gate vs one plain regex scan: {ratio:.0f}×")
     return 0
 

@@ -422,7 +422,7 @@ def bench_ocr(reps: int) -> list[Figure]:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         ocr_s, engine_s = paired_medians(
-            lambda shot=shot: ocr.read_screenshot(shot), lambda read=read: diagnose([read.text]), reps
+            functools.partial(ocr.read_screenshot, shot), functools.partial(diagnose, [read.text]), reps
         )
         figures.append(
             Figure(

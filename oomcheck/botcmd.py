@@ -242,15 +242,16 @@ def run_bot(*, check_config: bool, out: TextIO, err: TextIO, health: bool = Fals
         line, healthy = health_line(settings)
         (out if healthy else err).write(line + "\n")
         return EXIT_OK if healthy else EXIT_UNHEALTHY
-    lines, ok = check_lines(settings)
     if check_config:
+        lines, ok = check_lines(settings)
         (out if ok else err).write("\n".join(lines) + "\n")
         if not ok:
             err.write(_say("run.see_docs", _settings_language(settings)) + "\n")
         return EXIT_OK if ok else EXIT_USAGE
-    if not ok or settings.token is None:
-        # Only what stops the bot: the summary lines would read as if it were starting.
-        err.write("\n".join(problem_lines(settings)) + "\n")
+    # Only what stops the bot: the summary lines would read as if it were starting.
+    problems = problem_lines(settings)
+    if problems or settings.token is None:
+        err.write("\n".join(problems) + "\n")
         err.write(_say("run.see_docs", _settings_language(settings)) + "\n")
         return EXIT_USAGE
     from bot.logs import setup

@@ -193,6 +193,7 @@ def _build_parser(lang: str, only: str | None = None) -> argparse.ArgumentParser
         est.add_argument("--gpu-vram", type=float, metavar="GIB", help=h("gpu_vram"))
         est.add_argument("--format", choices=("text", "json"), default="text", help=h("estimate_format"))
         est.add_argument("--lang", choices=langs, default="auto", help=h("lang_env"))
+        est.add_argument("--fetch", action="store_true", help=h("fetch"))
 
     if only in (None, "rules"):
         rules = add_parser("rules")
@@ -287,7 +288,13 @@ def _estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     estimate = reply_estimate(report)
     if estimate is None:
         facts = report.facts
-        reason = "no_config" if not facts.config_parsed else "no_family"
+        # The reasons reply_estimate gives no estimate for, in its order (a card is always assumed).
+        if not facts.config_parsed:
+            reason = "no_config"
+        elif facts.host_oom is not None:
+            reason = "host_oom"
+        else:
+            reason = "no_family"
         model = facts.family_label or facts.arch or "?"
         err.write(
             cli_message(
@@ -322,7 +329,7 @@ def _read_inputs(
         if raw == "-":
             data, source = sys.stdin.buffer.read(4 * cap), "stdin"
         elif raw.startswith(("https://", "http://")):
-            if not getattr(args, "fetch", False):
+            if not args.fetch:
                 err.write(cli_message("cli.link_needs_fetch", lang, url=raw) + "\n")
                 return None
             fetched = _fetch(raw, cap, lang, err)
@@ -535,7 +542,7 @@ def _write_fix(fix: _Fix, lang: str, err: TextIO) -> bool:
     try:
         write_atomically(fix.target, fix.corrected, mode=fix.mode, replace=fix.replace)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
+        reason = os_reason(exc, lang)
         err.write(cli_message("cli.unwritable", lang, path=_shown(fix.target), reason=reason) + "\n")
         return False
     err.write(cli_message("cli.fix_written", lang, path=_shown(fix.target)) + "\n")

@@ -40,15 +40,6 @@ def default_mode() -> int:
     return 0o666 & ~umask
 
 
-def mode_of(path: str) -> int | None:
-    """The permission bits of a regular file at `path` (not followed if a link), else None."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
-
-
 def write_atomically(target: str, text: str, *, mode: int, replace: bool) -> None:
     """Write `text` to `target` through a temporary file in the same folder, synced to disk before it
     takes the name. `replace`: an existing `target` is replaced (the link itself, if it is one,

@@ -89,5 +89,12 @@ def test_no_config_or_an_unknown_model_is_a_usage_error(tmp_path: Path) -> None:
     assert code == EXIT_USAGE and "見積もれません" in err
 
 
+def test_a_system_ram_oom_is_said_as_such_not_as_an_unknown_model() -> None:
+    host_log = CORPUS / "cases" / "008-wan22-t2v-linux-oom-killer-system-ram" / "input.txt"
+    code, out, err = run("estimate", str(CONFIG), str(host_log), "--lang", "en")
+    assert code == EXIT_USAGE and not out
+    assert "RAM running out" in err and "not known" not in err
+
+
 def test_absurd_gpu_vram_is_a_usage_error() -> None:
     assert run("estimate", str(CONFIG), "--gpu-vram", "-3")[0] == EXIT_USAGE

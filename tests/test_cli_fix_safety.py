@@ -75,15 +75,19 @@ def _disk_full_on_write(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "fsync", fsync)
 
 
+@pytest.mark.parametrize(("lang", "cannot"), [("en", "Cannot write"), ("ja", "書き込めません")])
 @pytest.mark.parametrize("in_place", [True, False])
 def test_a_write_that_fails_leaves_the_original_whole_and_no_temporary_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_place: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_place: bool, lang: str, cannot: str
 ) -> None:
+    from diagnosis.render import cli_message
+
     config = _config(tmp_path)
     _disk_full_on_write(monkeypatch)
-    code, _, err = run("check", str(config), "--fix", *(["--in-place"] if in_place else []), "--lang", "en")
+    code, _, err = run("check", str(config), "--fix", *(["--in-place"] if in_place else []), "--lang", lang)
     assert code == EXIT_USAGE
-    assert "Cannot write" in err and os.strerror(errno.ENOSPC) in err
+    # The reason in the user's language, as for a file that cannot be read (the system's is English).
+    assert cannot in err and cli_message("cli.os_error.ENOSPC", lang) in err
     assert config.read_text(encoding="utf-8") == CONFIG
     assert [p.name for p in tmp_path.iterdir()] == ["job.yaml"]
 

@@ -104,6 +104,20 @@ async def test_a_pastebin_link_is_fetched_and_diagnosed(
     }
 
 
+async def test_estimate_reads_a_link_with_fetch_as_check_does(
+    server: PasteServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without --fetch the message tells the user to add it: estimate must then accept it.
+    assert "add --fetch" in run("estimate", "https://pastebin.com/Ab12Cd34")[2]
+    server.pages["/raw/Ab12Cd34"] = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_bytes()
+    monkeypatch.setattr(links, "LinkFetcher", lambda limits: server.fetcher(limits))
+    code, out, err = await asyncio.to_thread(
+        run, "estimate", "--fetch", "https://pastebin.com/Ab12Cd34", "--format", "json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["family"] == "flux"
+
+
 async def test_a_refused_fetch_says_why(server: PasteServer, monkeypatch: pytest.MonkeyPatch) -> None:
     server.redirects["/raw/Ab12Cd34"] = f"https://127.0.0.1:{server.port}/admin"
     monkeypatch.setattr(links, "LinkFetcher", lambda limits: server.fetcher(limits))
