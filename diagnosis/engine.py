@@ -209,9 +209,15 @@ def with_secrets(report: Report, kinds: Sequence[str]) -> Report:
     facts = report.facts.copy()
     facts.secret_kinds = sorted({*facts.secret_kinds, *kinds})
     facts.secret_count += len(kinds)
-    readers = {s.id for s in catalogue() if _SECRET_FACTS & set(s.reads)}
-    kept = [f for f in report.findings if f.rule_id not in readers]
-    redone = [f for f in run_rules(facts)[0] if f.rule_id in readers]
+    # Only the rules that read the count run again: the others would give the findings the report
+    # already holds. A verdict that ends the OOM checklist still leaves out the checklist's rules.
+    readers = [s for s in catalogue() if _SECRET_FACTS & set(s.reads)]
+    kept = [f for f in report.findings if f.rule_id not in {s.id for s in readers}]
+    redone = [
+        found
+        for s in readers
+        if not (report.not_oom and s.oom_checklist) and (found := s.check(facts)) is not None
+    ]
     return replace(
         report,
         facts=facts,
