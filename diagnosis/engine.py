@@ -15,7 +15,6 @@ from diagnosis.facts import (
     choose_config,
     choose_log,
     read_config_facts,
-    real_secrets,
     usable_vram,
 )
 from diagnosis.facts_model import Facts
@@ -192,7 +191,8 @@ def _diagnose(
         config=doc,
         log=choose_log(logs),
         notes=notes,
-        secrets_found=len(real_secrets(intake)),
+        # The facts counted the same secrets (build_facts): not screened for a second time.
+        secrets_found=facts.secret_count,
         if_oom=_if_oom(facts, ranked),
     )
 
@@ -222,7 +222,7 @@ def with_secrets(report: Report, kinds: Sequence[str]) -> Report:
         report,
         facts=facts,
         findings=rank_findings(kept + redone, facts),
-        secrets_found=report.secrets_found + len(kinds),
+        secrets_found=facts.secret_count,
     )
 
 
