@@ -130,7 +130,7 @@ def _if_oom(facts: Facts, ranked: Sequence[Finding]) -> list[Finding]:
     """What the ladder would still change after an out-of-memory in a training step, for a config
     checked alone that shows no risk of its own (Report.if_oom). Advice alone (dropping a bucket the
     card usually holds) does not count: a shipped example stays clean."""
-    quiet = not (facts.has_log or facts.has_oom or facts.gpu_oom or facts.host_oom or facts.fatal)
+    quiet = not (facts.has_log or facts.has_oom)  # has_oom covers a fatal error and either OOM (build_facts)
     if not (facts.config_parsed and quiet) or any(role(f.rule_id).on_ladder for f in ranked):
         return []
     oom = replace(facts, has_oom=True, gpu_oom=True, phase=Phase.TRAINING_STEP)
