@@ -15,7 +15,6 @@ from diagnosis.facts import (
     choose_config,
     choose_log,
     read_config_facts,
-    real_secrets,
     usable_vram,
 )
 from diagnosis.facts_model import Facts
@@ -131,7 +130,7 @@ def _if_oom(facts: Facts, ranked: Sequence[Finding]) -> list[Finding]:
     """What the ladder would still change after an out-of-memory in a training step, for a config
     checked alone that shows no risk of its own (Report.if_oom). Advice alone (dropping a bucket the
     card usually holds) does not count: a shipped example stays clean."""
-    quiet = not (facts.has_log or facts.has_oom or facts.gpu_oom or facts.host_oom or facts.fatal)
+    quiet = not (facts.has_log or facts.has_oom)  # has_oom covers a fatal error and either OOM (build_facts)
     if not (facts.config_parsed and quiet) or any(role(f.rule_id).on_ladder for f in ranked):
         return []
     oom = replace(facts, has_oom=True, gpu_oom=True, phase=Phase.TRAINING_STEP)
@@ -192,7 +191,8 @@ def _diagnose(
         config=doc,
         log=choose_log(logs),
         notes=notes,
-        secrets_found=len(real_secrets(intake)),
+        # The facts counted the same secrets (build_facts): not screened for a second time.
+        secrets_found=facts.secret_count,
         if_oom=_if_oom(facts, ranked),
     )
 
@@ -209,14 +209,20 @@ def with_secrets(report: Report, kinds: Sequence[str]) -> Report:
     facts = report.facts.copy()
     facts.secret_kinds = sorted({*facts.secret_kinds, *kinds})
     facts.secret_count += len(kinds)
-    readers = {s.id for s in catalogue() if _SECRET_FACTS & set(s.reads)}
-    kept = [f for f in report.findings if f.rule_id not in readers]
-    redone = [f for f in run_rules(facts)[0] if f.rule_id in readers]
+    # Only the rules that read the count run again: the others would give the findings the report
+    # already holds. A verdict that ends the OOM checklist still leaves out the checklist's rules.
+    readers = [s for s in catalogue() if _SECRET_FACTS & set(s.reads)]
+    kept = [f for f in report.findings if f.rule_id not in {s.id for s in readers}]
+    redone = [
+        found
+        for s in readers
+        if not (report.not_oom and s.oom_checklist) and (found := s.check(facts)) is not None
+    ]
     return replace(
         report,
         facts=facts,
         findings=rank_findings(kept + redone, facts),
-        secrets_found=report.secrets_found + len(kinds),
+        secrets_found=facts.secret_count,
     )
 
 

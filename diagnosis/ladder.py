@@ -145,8 +145,9 @@ def _with_edit(node: Any, path: Sequence[Any], value: Any) -> Any:
     raise _CannotEdit
 
 
-def _with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None:
-    """`doc` with the edits applied to its data (its text is left as it was), or None."""
+def with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None:
+    """`doc` with a step's edits applied to its data, as the ladder re-checks it (its text is left
+    as it was); None when they cannot be applied."""
     if uneditable(doc) is not None:
         return None  # the text planner would skip every edit
     data = doc.data
@@ -156,12 +157,6 @@ def _with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None
     except _CannotEdit:
         return None
     return replace(doc, data=data)
-
-
-def with_edits(doc: ConfigDoc, edits: Sequence[ConfigEdit]) -> ConfigDoc | None:
-    """`doc` with a step's edits applied to its data, as the ladder re-checks it (its text is left
-    as it was); None when they cannot be applied."""
-    return _with_edits(doc, edits)
 
 
 class _Applier:
@@ -192,7 +187,7 @@ class _Applier:
         return all(r in self.baseline and r not in self.ids for r in rule_ids)
 
     def apply(self, step: LadderStep) -> None:
-        new_doc = _with_edits(self.doc, step.edits)
+        new_doc = with_edits(self.doc, step.edits)
         if new_doc is None:
             _log.info("step %d: edits not applicable", step.number)
             return

@@ -56,3 +56,11 @@ def test_the_reply_checks_what_parsed_and_asks_for_the_file_in_both_languages() 
     assert "yaml_invalid" not in ids and "gc_off" in ids
     assert "cut off in the middle of a line" in render_cli(report, lang="en")
     assert "行の途中で切れていた" in render_cli(report, lang="ja")
+
+
+def test_a_cut_config_keeps_no_source_entry_for_a_path_its_data_lacks() -> None:
+    # A duplicate key leaves a source entry for the mapping it replaced; a cut config is built like a
+    # whole one and loses it too (an edit planned at `a.b` would land in a value that is no mapping).
+    doc = parse_config(_piece('a:\n  b: 1\na: 2\nc: x\nd: "cut'))
+    assert doc.cut_off and doc.data == {"a": 2, "c": "x"}
+    assert ("a", "b") not in doc.source_map

@@ -14,10 +14,6 @@ from diagnosis import diagnose
 from diagnosis.facts_prose import read_prose
 from diagnosis.jsondoc import report_to_dict
 
-LOG_ONLY = (
-    "Loading transformer\n" * 0 + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
-)
-
 
 def facts_of(text: str) -> dict[str, object]:
     return dict(report_to_dict(diagnose([text]))["facts"])

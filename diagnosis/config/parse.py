@@ -1112,10 +1112,12 @@ def _ends_inside_a_value(text: str, error: ConfigError) -> bool:
     )
 
 
-def _complete_lines(piece: Piece, limits: Limits, scan_tabs: bool, mapped: bool) -> ConfigDoc | None:
-    """The config held by the complete lines before the cut: the partial last line dropped. A value
-    opened on an earlier line and never closed (a forgotten quote) is the user's error, not a cut: the
-    text without its last line must parse."""
+def _complete_lines(
+    piece: Piece, limits: Limits, scan_tabs: bool, mapped: bool
+) -> tuple[Piece, _Parsed] | None:
+    """The complete lines before the cut, as a piece, and their parse: the partial last line dropped. A
+    value opened on an earlier line and never closed (a forgotten quote) is the user's error, not a cut:
+    the text without its last line must parse."""
     lines = piece.text.rstrip().split("\n")
     if len(lines) < 2:
         return None
@@ -1123,13 +1125,7 @@ def _complete_lines(piece: Piece, limits: Limits, scan_tabs: bool, mapped: bool)
     parsed = parse_text(text, "yaml", limits, scan_tabs, mapped)
     if parsed.error is not None or not isinstance(parsed.data, dict):
         return None
-    shape, process_path = shape_of(parsed.data)
-    hits = list(parsed.hits)
-    kept = with_text(piece, text)
-    merged_from = parsed.merged_from or {}
-    return ConfigDoc(
-        kept, "yaml", shape, parsed.data, process_path, parsed.source_map, None, hits, True, merged_from
-    )
+    return with_text(piece, text), parsed
 
 
 def parse_config(
@@ -1147,17 +1143,19 @@ def parse_config(
     if _too_big(text, limits):
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, None, ["max_config_bytes"])
     parsed = parse_text(text, fmt, limits, scan_tabs, mapped)
+    cut_off = False
     if parsed.error is not None and fmt == "yaml" and _ends_inside_a_value(text, parsed.error):
-        cut = _complete_lines(piece, limits, scan_tabs, mapped)
-        if cut is not None:
-            return cut
+        complete = _complete_lines(piece, limits, scan_tabs, mapped)
+        if complete is not None:
+            # The doc of the complete lines is built below like any other: its source map loses the
+            # stale paths too.
+            (piece, parsed), cut_off = complete, True
     if parsed.error is not None or parsed.data is None:
         return ConfigDoc(piece, fmt, ConfigShape.FRAGMENT, None, (), {}, parsed.error, parsed.hits)
     shape, process_path = shape_of(parsed.data)
     source_map = parsed.source_map
     if parsed.stale:
         source_map = {path: entry for path, entry in source_map.items() if _exists(parsed.data, path)}
-    merged_from = parsed.merged_from or {}
     return ConfigDoc(
         piece,
         fmt,
@@ -1167,7 +1165,8 @@ def parse_config(
         source_map,
         None,
         list(parsed.hits),
-        merged_from=merged_from,
+        cut_off=cut_off,
+        merged_from=parsed.merged_from or {},
     )
 
 

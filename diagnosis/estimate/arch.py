@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any
 
@@ -102,7 +101,8 @@ def arch_for(family: str | None, label: str | None) -> Arch | None:
     variants = body.pop("variants", None) or []
     for variant in variants:
         overrides = dict(variant)
-        if re.search(re.escape(str(overrides.pop("match"))), label or "", re.IGNORECASE):
+        # `match` is literal text, not a pattern (families.yaml's variants are patterns).
+        if str(overrides.pop("match")).casefold() in (label or "").casefold():
             body.update(overrides)
             break
     return _arch(body)

@@ -3,6 +3,7 @@ proves), the card, and what each ladder step would save. Computed only when a re
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from diagnosis.estimate.fit import PHASE_OF, Fit, fit, observed_floor, usable_gib
@@ -51,12 +52,13 @@ def _raised(est: Estimate, phase: str, held: float | None) -> Estimate:
     return est if held is None else observed_floor(est, phase, held)
 
 
-def _step_jobs(report: Report, job: Job) -> list[tuple[int, Job]]:
-    """The job after each ladder step that changes the config (the steps are cumulative)."""
+def _step_jobs(report: Report, job: Job) -> Iterator[tuple[int, Job]]:
+    """The job after each ladder step that changes the config (the steps are cumulative). Yielded one
+    at a time: the caller stops at the first step after which the job fits, and each step re-reads the
+    config's facts."""
     doc = report.config
     if doc is None or not doc.ok:
-        return []
-    out: list[tuple[int, Job]] = []
+        return
     for step in report.ladder:
         if not step.edits:
             continue
@@ -67,10 +69,7 @@ def _step_jobs(report: Report, job: Job) -> list[tuple[int, Job]]:
         after = job_from_facts(read_config_facts(doc))
         if after is not None:
             # The model is the one the case names, whatever the config alone resolves it to.
-            out.append(
-                (step.number, replace(after, family=job.family, label=job.label, params_b=job.params_b))
-            )
-    return out
+            yield step.number, replace(after, family=job.family, label=job.label, params_b=job.params_b)
 
 
 def reply_estimate(report: Report) -> ReplyEstimate | None:

@@ -47,10 +47,9 @@ def _over(f: Facts, ds: DatasetFacts) -> bool:
     return ds.num_frames > 1 and ds.num_frames > _fits(f, max(ds.resolutions or [_BASE_BUCKET]))
 
 
-def _edits(f: Facts, over: list[DatasetFacts]) -> list[ConfigEdit]:
+def _edits(f: Facts, cuts: list[tuple[DatasetFacts, int, list[int]]]) -> list[ConfigEdit]:
     edits: list[ConfigEdit] = []
-    for ds in over:
-        frames, kept = _cut(f, ds)
+    for ds, frames, kept in cuts:
         edits.append(ConfigEdit(("datasets", ds.index, "num_frames"), frames))
         key = f"datasets[{ds.index}].resolution"
         if kept != ds.resolutions and key in f.paths:
@@ -65,8 +64,10 @@ def check_video_frames(f: Facts) -> Finding | None:
     over = [ds for ds in f.datasets if _over(f, ds)]
     if not over:
         return None
-    frames, kept = _cut(f, over[0])
-    dropped = sorted({b for ds in over for b in ds.resolutions if b not in _cut(f, ds)[1]})
+    # Each dataset's cut once: the params, the dropped buckets and the edits all read it.
+    cuts = [(ds, *_cut(f, ds)) for ds in over]
+    _, frames, kept = cuts[0]
+    dropped = any(b not in cut for ds, _, cut in cuts for b in ds.resolutions)
     return SPEC.finding(
         evidence=ds_ev(f, over, "num_frames", "resolution"),
         params={
@@ -75,7 +76,7 @@ def check_video_frames(f: Facts) -> Finding | None:
             **({"buckets_cut": True, "new_max_bucket": max(kept)} if dropped else {}),
             **then_params(f),
         },
-        edits=_edits(f, over),
+        edits=_edits(f, cuts),
         severity=Severity.ERROR if step_oom(f) else Severity.WARNING,
     )
 
