@@ -317,6 +317,11 @@ class _YamlBuilder:
     def alias(self, event: Any) -> None:
         span = self.span(event.start_mark, event.end_mark)
         flow = bool(self.stack) and self.stack[-1].flow
+        if event.anchor not in self.anchors and event.anchor not in self.open_anchors:
+            # As PyYAML's composer (and so the trainer) refuses it: the config does not load.
+            raise yaml.composer.ComposerError(
+                None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+            )
         found = self.anchors.get(event.anchor) if event.anchor not in self.open_anchors else None
         if found is None:
             self._count(1)

@@ -35,3 +35,12 @@ def test_yaml_invalid_is_said_in_both_languages() -> None:
     f = Facts(has_config=True, config_source="message 1", config_error_line=55)
     f.config_error = ConfigError(52, 1, "found character '\\t'", "\t\tlow_vram: true", tab_indent=True)
     assert_said_in_both_languages("yaml_invalid", f)
+
+
+def test_an_alias_to_no_anchor_does_not_parse() -> None:
+    # PyYAML, and so the trainer, refuses `*name` with no `&name` before it; the reply says why.
+    from diagnosis import diagnose
+
+    text = "job: extension\nconfig:\n  process:\n    - train:\n        gradient_checkpointing: *nope\n"
+    (found,) = [f for f in diagnose([text]).findings if f.rule_id == "yaml_invalid"]
+    assert found.params["problem_kind"] == "undefined_alias" and found.params["line"] == 5
