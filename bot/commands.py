@@ -333,7 +333,7 @@ class OomCommands(commands.Cog):
                 interaction, service.t("already_answered", lang, link=_reply_link(answered))
             )
         finally:
-            service.release(target.id)
+            service.claims.release(target.id)
 
     async def _check(
         self,

@@ -179,7 +179,7 @@ class MessageListeners(commands.Cog):
         service = self.service
         if service.inflight.closing:
             return  # a stopping bot starts nothing new; the next start catches the message up
-        if not service.claim(message.id):
+        if not service.claims.claim(message.id):
             return
         where = Where("reply", _guild_id(message), message.channel.id, message.id)
         try:
@@ -209,7 +209,7 @@ class MessageListeners(commands.Cog):
             lang = await service.guild_language(_guild_id(message))
             await service.say_in_reply(message, service.t("apology", lang))
         finally:
-            service.release(message.id)
+            service.claims.release(message.id)
 
     async def _gather(self, message: discord.Message, *, mention: bool) -> Gathered:
         own = await self.service.read_message(message, strip_mentions=True)

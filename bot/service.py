@@ -253,13 +253,6 @@ class ReplyService:
 
     # ------------------------------------------------------------------ who is being answered
 
-    def claim(self, message_id: int) -> bool:
-        """Mark a message as being answered; False when another event is already on it."""
-        return self.claims.claim(message_id)
-
-    def release(self, message_id: int) -> None:
-        self.claims.release(message_id)
-
     @contextlib.asynccontextmanager
     async def member_turn(self, user_id: int) -> AsyncIterator[None]:
         """One message of a member at a time: the cooldown a reply takes is then seen by that

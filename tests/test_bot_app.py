@@ -288,7 +288,7 @@ async def test_a_slow_diagnosis_times_out_and_the_message_can_be_retried(tmp_pat
         with pytest.raises(TimeoutError):
             await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert message.outbox == []
-        assert bot.service.claim(message.id)  # released: a replay may try again
+        assert bot.service.claims.claim(message.id)  # released: a replay may try again
     finally:
         await bot.close()
 
