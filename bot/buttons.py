@@ -100,8 +100,9 @@ class ButtonHandlers(commands.Cog):
         service = self.service
         await interaction.response.defer(ephemeral=True, thinking=True)
         request = _request_of(case, case.language if case.explicit_language else None, deletable=False)
-        report = await service.diagnose(request, steps=step)
-        prepared = await service.build(request, report, step=step, lang=case.language)
+        # One trip to the engine (a big case's report would otherwise cross to a worker twice); the
+        # file is not a reply that is stored, so its inputs need no scrubbing.
+        prepared = await service.prepare(request, step=step, lang=case.language, stored=False)
         whole = prepared.whole_config
         if whole is None:
             await say_privately(interaction, service.t("whole_file_gone", case.language))

@@ -412,8 +412,12 @@ class ReplyService:
         whole_config = None if whole is None else (whole.name, whole.data)
         return Prepared(request, report, lang, step, from_reply(reply, notes), buttons, whole_config)
 
-    async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
-        screened = await self._screened(request, step=step, lang=lang, screen=False)
+    async def prepare(
+        self, request: Request, *, step: int = 1, lang: str | None = None, stored: bool = True
+    ) -> Prepared:
+        """The reply to `request`, diagnosed and rendered in one trip to the engine; `stored=False`
+        for a reply that is never stored (`remember`), whose inputs then need no scrubbing."""
+        screened = await self._screened(request, step=step, lang=lang, screen=False, scrub=stored)
         reply = screened.reply
         if reply is None:  # never: only screening leaves a reply unrendered
             raise RuntimeError("a reply was not rendered")
@@ -425,14 +429,14 @@ class ReplyService:
     async def prepare_case(self, request: Request) -> Prepared | None:
         """The reply to a message in auto mode, or None when the engine finds no case in it (chat):
         decided from the report before any reply text is rendered."""
-        screened = await self._screened(request, step=1, lang=None, screen=True)
+        screened = await self._screened(request, step=1, lang=None, screen=True, scrub=True)
         if screened.reply is None:
             return None
         prepared = self._prepared(request, screened.report, screened.language, 1, screened.reply)
         return replace(prepared, scrubbed=screened.scrubbed)
 
     async def _screened(
-        self, request: Request, *, step: int, lang: str | None, screen: bool
+        self, request: Request, *, step: int, lang: str | None, screen: bool, scrub: bool
     ) -> engine_jobs.Screened:
         # Diagnosed and rendered in one trip: a big input's report never crosses to a worker twice.
         return await self.engine_call(
@@ -443,7 +447,7 @@ class ReplyService:
             lang=lang,
             step=step,
             screen=screen,
-            scrub=True,
+            scrub=scrub,
         )
 
     # ------------------------------------------------------------------ sending
