@@ -154,16 +154,14 @@ class ReplyService:
         stats_before = now - self.settings.stats_retention_days * 86400
         return await self.db(functools.partial(self.store.purge, before, stats_before=stats_before))
 
-    async def close_links(self) -> None:
-        await self.links.close()
-
     async def aclose(self) -> None:
-        """What must be closed on the event loop: the download session, the pending retries."""
+        """What must be closed on the event loop: the download and link sessions, the pending retries."""
         for task in self._later:
             task.cancel()
         if self._cdn is not None:
             await self._cdn.close()
             self._cdn = None
+        await self.links.close()
 
     def close(self) -> None:
         self._engine_pool.shutdown(wait=False, cancel_futures=True)
