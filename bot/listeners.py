@@ -333,13 +333,8 @@ class MessageListeners(commands.Cog):
         lines = service.ignored_notes(gathered.ignored, lang)
         if closing is not None:
             lines.append(service.t(closing, lang))
-        try:
-            sent = await service.say_in_reply(message, "\n".join(lines))
-        except BaseException:
-            refund()
-            raise
+        sent = await service.say_in_reply(message, "\n".join(lines), refund=refund)
         if sent is None:
-            refund()
             return
         await service.db(service.store.record_answer, _answer_row(message, sent.id, ""))
 

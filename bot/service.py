@@ -462,13 +462,29 @@ class ReplyService:
                 **outgoing.reply_kwargs(), view=prepared.buttons.for_send(), mention_author=False
             )
 
-        needs = needed_for(
-            message.channel, reply=True, embeds=bool(outgoing.embeds), files=bool(outgoing.files)
+        sent = await self._deliver_reply(
+            message, send, embeds=bool(outgoing.embeds), files=bool(outgoing.files), refund=refund
         )
+        if sent is None:
+            return False
+        await self.remember(prepared, sent.id)
+        return True
+
+    async def _deliver_reply(
+        self,
+        message: discord.Message,
+        send: Callable[[], Awaitable[discord.Message]],
+        *,
+        embeds: bool = False,
+        files: bool = False,
+        refund: Callable[[], None] | None = None,
+    ) -> discord.Message | None:
+        """A reply under `message` through `delivery`; None (and `refund` run) when it was not
+        delivered, `refund` run too when sending raised."""
+        channel = message.channel
+        needs = needed_for(channel, reply=True, embeds=embeds, files=files)
         try:
-            sent = await self.delivery.send(
-                send, _where("reply", message), channel=message.channel, needs=needs
-            )
+            sent = await self.delivery.send(send, _where("reply", message), channel=channel, needs=needs)
         except BaseException:
             if refund is not None:
                 refund()
@@ -476,9 +492,8 @@ class ReplyService:
         if sent is None:
             if refund is not None:
                 refund()
-            return False
-        await self.remember(prepared, sent.value.id)
-        return True
+            return None
+        return sent.value
 
     async def edit_reply(
         self, channel_id: int, reply_id: int, prepared: Prepared, *, answered_at: float
@@ -524,15 +539,15 @@ class ReplyService:
         )
         await self.remember(prepared, sent.id)
 
-    async def say_in_reply(self, message: discord.Message, text: str) -> discord.Message | None:
-        """A short reply; None when it could not be delivered."""
+    async def say_in_reply(
+        self, message: discord.Message, text: str, *, refund: Callable[[], None] | None = None
+    ) -> discord.Message | None:
+        """A short reply; None (and `refund` run) when it could not be delivered."""
 
         async def send() -> discord.Message:
             return await message.reply(text, allowed_mentions=NO_MENTIONS, mention_author=False)
 
-        needs = needed_for(message.channel, reply=True)
-        sent = await self.delivery.send(send, _where("reply", message), channel=message.channel, needs=needs)
-        return None if sent is None else sent.value
+        return await self._deliver_reply(message, send, refund=refund)
 
     async def say_restarting(self, interaction: discord.Interaction) -> None:
         """The clear end of an interaction the bot stops before finishing (a deferred one would
