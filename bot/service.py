@@ -359,11 +359,6 @@ class ReplyService:
             default_language=default,
         )
 
-    async def diagnose(self, request: Request, *, steps: int = 1) -> Report:
-        """The report, with corrected configs written for ladder steps 1 to `steps` (the one shown)."""
-        case = await self._diagnosis(request, steps)
-        return await self.engine_call(input_size(request.gathered.inputs), engine_jobs.diagnose, case)
-
     def language_menu(self, lang: str) -> tuple[LanguageChoice, ...]:
         """The reply's language menu, each language named in itself; none while there are two
         languages, which one toggle button serves."""
@@ -371,21 +366,6 @@ class ReplyService:
         if len(languages) <= 2:
             return ()
         return tuple(LanguageChoice(code, self.t("language_name", code), code == lang) for code in languages)
-
-    async def build(
-        self, request: Request, report: Report, *, step: int = 1, lang: str | None = None
-    ) -> Prepared:
-        if lang is None:
-            # The report's language is the post's own, or the server's default when it has no words
-            # (see `diagnose`): it comes before the default, which would otherwise answer an English
-            # post in Japanese.
-            lang = self.engine.choose_language(
-                request.explicit_language, request.user_locale, None, report.language
-            )
-        # The report (and so the reply) grows with the input it was made from.
-        size = input_size(request.gathered.inputs)
-        reply = await self.engine_call(size, engine_jobs.render, report, lang, step)
-        return self._prepared(request, report, lang, step, reply)
 
     def _prepared(
         self, request: Request, report: Report, lang: str, step: int, reply: DiscordReplyLike
