@@ -217,7 +217,6 @@ class OomBot(commands.Bot):
             self._heartbeat_task.cancel()
         await self.service.aclose()
         await super().close()
-        await self.service.close_links()
         # A stopped bot is not healthy: the next `--health` must not read an old beat as fresh.
         with contextlib.suppress(OSError):
             self.settings.heartbeat_path.unlink(missing_ok=True)

@@ -100,8 +100,9 @@ class ButtonHandlers(commands.Cog):
         service = self.service
         await interaction.response.defer(ephemeral=True, thinking=True)
         request = _request_of(case, case.language if case.explicit_language else None, deletable=False)
-        report = await service.diagnose(request, steps=step)
-        prepared = await service.build(request, report, step=step, lang=case.language)
+        # One trip to the engine (a big case's report would otherwise cross to a worker twice); the
+        # file is not a reply that is stored, so its inputs need no scrubbing.
+        prepared = await service.prepare(request, step=step, lang=case.language, stored=False)
         whole = prepared.whole_config
         if whole is None:
             await say_privately(interaction, service.t("whole_file_gone", case.language))
@@ -123,11 +124,11 @@ class ButtonHandlers(commands.Cog):
             await interaction.response.defer(ephemeral=True, thinking=True)
         deletable = in_place and interaction.message is not None and not interaction.message.flags.ephemeral
         request = _request_of(case, lang if explicit else None, deletable=deletable)
-        report = await service.diagnose(request, steps=step)
-        if step > max(1, len(report.ladder)):
+        # One trip to the engine; a reply redone in place is not stored again, so it needs no scrub.
+        prepared = await service.prepare(request, step=step, lang=lang, stored=not in_place)
+        if step > max(1, len(prepared.report.ladder)):
             await say_privately(interaction, service.t("no_more_steps", lang))
             return
-        prepared = await service.build(request, report, step=step, lang=lang)
         if in_place:
             await service.respond_in_place(interaction, prepared, case)
         else:

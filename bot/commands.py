@@ -161,8 +161,28 @@ class OomCommands(commands.Cog):
     def _moderator(self, interaction: discord.Interaction) -> bool:
         return interaction_is_moderator(interaction, self.service.settings.moderator_role_ids)
 
-    def _cooldown_left(self, interaction: discord.Interaction, moderator: bool) -> float:
-        return 0.0 if moderator else self.service.cooldown.try_acquire(interaction.user.id)
+    async def _on_cooldown(self, interaction: discord.Interaction, moderator: bool, ui: str) -> bool:
+        """Take the member's cooldown for a check; True (and the member told how long to wait) when
+        it is still running. Moderators are exempt."""
+        left = 0.0 if moderator else self.service.cooldown.try_acquire(interaction.user.id)
+        if left > 0:
+            await _say(interaction, self.service.t("cooldown", ui, seconds=max(1, round(left))))
+        return left > 0
+
+    def _bytes_given(self, text: str | None, file: discord.Attachment | None) -> int:
+        """What a command's own text and file hold at most, before anything is downloaded."""
+        cap = self.service.settings.input_cap_bytes
+        return len((text or "").encode()) + (min(file.size, cap) if file is not None else 0)
+
+    async def _read_file(self, file: discord.Attachment) -> Gathered:
+        """A command's text file, streamed like a message's (only its end is kept past the cap)."""
+        service = self.service
+        return await read_attachment(
+            file,
+            cap=service.settings.input_cap_bytes,
+            read_limit=service.settings.attachment_read_bytes,
+            fetch=service.download(),
+        )
 
     async def _charged(
         self,
@@ -213,14 +233,10 @@ class OomCommands(commands.Cog):
         explicit = None if lang == "auto" else lang
         moderator = self._moderator(interaction)
         ui = await service.ui_language(interaction, explicit)
-        left = self._cooldown_left(interaction, moderator)
-        if left > 0:
-            await _say(interaction, service.t("cooldown", ui, seconds=max(1, round(left))))
+        if await self._on_cooldown(interaction, moderator, ui):
             return
         visible = public and moderator
         await interaction.response.defer(ephemeral=not visible, thinking=True)
-        cap = service.settings.input_cap_bytes
-        size = len((text or "").encode()) + (min(file.size, cap) if file is not None else 0)
 
         async def check() -> None:
             parts: list[Gathered] = []
@@ -240,14 +256,7 @@ class OomCommands(commands.Cog):
             if file is not None and is_image_name(file.filename, file.content_type):
                 parts.append(await service.screens.read_attachment(file))
             elif file is not None:
-                parts.append(
-                    await read_attachment(
-                        file,
-                        cap=cap,
-                        read_limit=service.settings.attachment_read_bytes,
-                        fetch=service.download(),
-                    )
-                )
+                parts.append(await self._read_file(file))
             await self._run_check(
                 interaction,
                 parts=parts,
@@ -259,7 +268,7 @@ class OomCommands(commands.Cog):
                 notes=(service.t("public_needs_moderator", ui),) if public and not moderator else (),
             )
 
-        await self._charged(interaction, moderator, size, ui, check)
+        await self._charged(interaction, moderator, self._bytes_given(text, file), ui, check)
 
     async def check_message(self, interaction: discord.Interaction, message: discord.Message) -> None:
         service = self.service
@@ -268,9 +277,7 @@ class OomCommands(commands.Cog):
         if message.author.id != interaction.user.id and not moderator:
             await _say(interaction, service.t("not_your_message", ui))
             return
-        left = self._cooldown_left(interaction, moderator)
-        if left > 0:
-            await _say(interaction, service.t("cooldown", ui, seconds=max(1, round(left))))
+        if await self._on_cooldown(interaction, moderator, ui):
             return
         answered = service.store.answer_for(message.id) if moderator else None
         if answered is not None:
@@ -333,7 +340,7 @@ class OomCommands(commands.Cog):
                 interaction, service.t("already_answered", lang, link=_reply_link(answered))
             )
         finally:
-            service.release(target.id)
+            service.claims.release(target.id)
 
     async def _check(
         self,
@@ -397,30 +404,32 @@ class OomCommands(commands.Cog):
     ) -> None:
         service = self.service
         ui = await service.ui_language(interaction, None if lang == "auto" else lang)
-        left = self._cooldown_left(interaction, self._moderator(interaction))
-        if left > 0:
-            await _say(interaction, service.t("cooldown", ui, seconds=max(1, round(left))))
+        moderator = self._moderator(interaction)
+        if await self._on_cooldown(interaction, moderator, ui):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        parts = [Gathered((SourcedText("text", text),))] if text else []
-        if file is not None:
-            cap, limit = service.settings.input_cap_bytes, service.settings.attachment_read_bytes
-            parts.append(await read_attachment(file, cap=cap, read_limit=limit))
-        gathered = merge(*parts)
-        if not gathered.inputs:
-            notes = service.ignored_notes(gathered.ignored, ui)
-            await _say(interaction, "\n".join([*notes, service.t("nothing_to_check", ui)]))
-            return
-        inputs = [item.text for item in gathered.inputs]
-        try:
-            size = sum(len(i) for i in inputs)
-            body = await service.engine_call(size, engine_jobs.estimate_text, inputs, ui, gpu)
-        except Exception:
-            # Past the time limit, or a bug: the member gets the apology, the log the traceback.
-            _log.exception("/oom-estimate failed")
-            await _say(interaction, service.t("apology", ui))
-            return
-        await _send_text(interaction, from_text(body, filename="oomcheck-estimate.txt"))
+
+        async def estimate() -> None:
+            parts = [Gathered((SourcedText("text", text),))] if text else []
+            if file is not None:
+                parts.append(await self._read_file(file))
+            gathered = merge(*parts)
+            if not gathered.inputs:
+                notes = service.ignored_notes(gathered.ignored, ui)
+                await _say(interaction, "\n".join([*notes, service.t("nothing_to_check", ui)]))
+                return
+            inputs = [item.text for item in gathered.inputs]
+            try:
+                size = sum(len(i) for i in inputs)
+                body = await service.engine_call(size, engine_jobs.estimate_text, inputs, ui, gpu)
+            except Exception:
+                # Past the time limit, or a bug: the member gets the apology, the log the traceback.
+                _log.exception("/oom-estimate failed")
+                await _say(interaction, service.t("apology", ui))
+                return
+            await _send_text(interaction, from_text(body, filename="oomcheck-estimate.txt"))
+
+        await self._charged(interaction, moderator, self._bytes_given(text, file), ui, estimate)
 
     # ------------------------------------------------------------------ the rules
 

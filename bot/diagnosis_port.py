@@ -2,9 +2,10 @@
 
 `EnginePort` is what the Discord code calls; `DiagnosisEngine` forwards every call to `diagnosis`.
 Diagnosis is CPU-bound (a megabyte log is parsed line by line), so the bot runs the engine on big
-inputs in a small thread pool of its own (`ReplyService.run_engine`): the event loop keeps serving the
-gateway and other members meanwhile, and a slow input cannot starve the store's threads. A chat-sized
-input (`INLINE_INPUT_CHARS`) is cheaper to diagnose than to hand to a thread (`ReplyService.engine_call`).
+inputs in worker processes (`bot.workers`, through `ReplyService.run_engine`; a thread pool only where
+the engine cannot be rebuilt in another process): the event loop keeps serving the gateway and other
+members meanwhile, and a slow input is stopped at the time limit. A chat-sized input
+(`INLINE_INPUT_CHARS`) is cheaper to diagnose than to hand to a worker (`ReplyService.engine_call`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from locales import DEFAULT_LANGUAGE
 
 # Inputs up to this many characters are diagnosed, rendered and scrubbed on the event loop. That
 # covers any chat message (2000 characters, 4000 with Nitro) and small files. Diagnosing and rendering
-# a paste of that size usually costs about what a hop to the pool and back costs under load, and the
-# hop costs more while the loop is busy (the worker then waits for the GIL); the limits of the engine
-# bound the worst inputs (tests/hostile: alias bombs and the like) so that they cannot hold the loop.
+# a paste of that size costs a fraction of a hop to a worker process and back (`make bench` measures
+# both); the limits of the engine bound the worst inputs (tests/hostile: alias bombs and the like) so
+# that they cannot hold the loop.
 INLINE_INPUT_CHARS = 4096
 
 

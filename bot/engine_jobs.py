@@ -48,10 +48,6 @@ def diagnose(engine: EnginePort, case: Diagnosis) -> Report:
     )
 
 
-def render(engine: EnginePort, report: Report, lang: str, step: int) -> DiscordReplyLike:
-    return engine.render(report, lang=lang, step=step)
-
-
 def diagnose_and_render(
     engine: EnginePort,
     case: Diagnosis,

@@ -179,7 +179,7 @@ class MessageListeners(commands.Cog):
         service = self.service
         if service.inflight.closing:
             return  # a stopping bot starts nothing new; the next start catches the message up
-        if not service.claim(message.id):
+        if not service.claims.claim(message.id):
             return
         where = Where("reply", _guild_id(message), message.channel.id, message.id)
         try:
@@ -209,7 +209,7 @@ class MessageListeners(commands.Cog):
             lang = await service.guild_language(_guild_id(message))
             await service.say_in_reply(message, service.t("apology", lang))
         finally:
-            service.release(message.id)
+            service.claims.release(message.id)
 
     async def _gather(self, message: discord.Message, *, mention: bool) -> Gathered:
         own = await self.service.read_message(message, strip_mentions=True)
@@ -333,13 +333,8 @@ class MessageListeners(commands.Cog):
         lines = service.ignored_notes(gathered.ignored, lang)
         if closing is not None:
             lines.append(service.t(closing, lang))
-        try:
-            sent = await service.say_in_reply(message, "\n".join(lines))
-        except BaseException:
-            refund()
-            raise
+        sent = await service.say_in_reply(message, "\n".join(lines), refund=refund)
         if sent is None:
-            refund()
             return
         await service.db(service.store.record_answer, _answer_row(message, sent.id, ""))
 

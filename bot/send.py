@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import discord
 
+from bot.delivery import missing_in
 from bot.diagnosis_port import DiscordReplyLike
 from diagnosis.outgate import gate_all
 
@@ -143,12 +144,7 @@ def gated(outgoing: Outgoing) -> Outgoing:
 def may_embed(channel: object) -> bool:
     """False when the bot's cached permissions say it may not embed links in `channel`; True when
     they allow it or are not known (Discord's answer then decides)."""
-    guild = getattr(channel, "guild", None)
-    me = getattr(guild, "me", None)
-    permissions_for = getattr(channel, "permissions_for", None)
-    if me is None or permissions_for is None:
-        return True
-    return bool(getattr(permissions_for(me), "embed_links", True))
+    return "embed_links" not in missing_in(channel, ("embed_links",))
 
 
 def for_channel(channel: object, outgoing: Outgoing) -> Outgoing:

@@ -154,16 +154,14 @@ class ReplyService:
         stats_before = now - self.settings.stats_retention_days * 86400
         return await self.db(functools.partial(self.store.purge, before, stats_before=stats_before))
 
-    async def close_links(self) -> None:
-        await self.links.close()
-
     async def aclose(self) -> None:
-        """What must be closed on the event loop: the download session, the pending retries."""
+        """What must be closed on the event loop: the download and link sessions, the pending retries."""
         for task in self._later:
             task.cancel()
         if self._cdn is not None:
             await self._cdn.close()
             self._cdn = None
+        await self.links.close()
 
     def close(self) -> None:
         self._engine_pool.shutdown(wait=False, cancel_futures=True)
@@ -252,13 +250,6 @@ class ReplyService:
         return functools.partial(fetch_tail, self._cdn)
 
     # ------------------------------------------------------------------ who is being answered
-
-    def claim(self, message_id: int) -> bool:
-        """Mark a message as being answered; False when another event is already on it."""
-        return self.claims.claim(message_id)
-
-    def release(self, message_id: int) -> None:
-        self.claims.release(message_id)
 
     @contextlib.asynccontextmanager
     async def member_turn(self, user_id: int) -> AsyncIterator[None]:
@@ -368,11 +359,6 @@ class ReplyService:
             default_language=default,
         )
 
-    async def diagnose(self, request: Request, *, steps: int = 1) -> Report:
-        """The report, with corrected configs written for ladder steps 1 to `steps` (the one shown)."""
-        case = await self._diagnosis(request, steps)
-        return await self.engine_call(input_size(request.gathered.inputs), engine_jobs.diagnose, case)
-
     def language_menu(self, lang: str) -> tuple[LanguageChoice, ...]:
         """The reply's language menu, each language named in itself; none while there are two
         languages, which one toggle button serves."""
@@ -380,21 +366,6 @@ class ReplyService:
         if len(languages) <= 2:
             return ()
         return tuple(LanguageChoice(code, self.t("language_name", code), code == lang) for code in languages)
-
-    async def build(
-        self, request: Request, report: Report, *, step: int = 1, lang: str | None = None
-    ) -> Prepared:
-        if lang is None:
-            # The report's language is the post's own, or the server's default when it has no words
-            # (see `diagnose`): it comes before the default, which would otherwise answer an English
-            # post in Japanese.
-            lang = self.engine.choose_language(
-                request.explicit_language, request.user_locale, None, report.language
-            )
-        # The report (and so the reply) grows with the input it was made from.
-        size = input_size(request.gathered.inputs)
-        reply = await self.engine_call(size, engine_jobs.render, report, lang, step)
-        return self._prepared(request, report, lang, step, reply)
 
     def _prepared(
         self, request: Request, report: Report, lang: str, step: int, reply: DiscordReplyLike
@@ -419,8 +390,12 @@ class ReplyService:
         whole_config = None if whole is None else (whole.name, whole.data)
         return Prepared(request, report, lang, step, from_reply(reply, notes), buttons, whole_config)
 
-    async def prepare(self, request: Request, *, step: int = 1, lang: str | None = None) -> Prepared:
-        screened = await self._screened(request, step=step, lang=lang, screen=False)
+    async def prepare(
+        self, request: Request, *, step: int = 1, lang: str | None = None, stored: bool = True
+    ) -> Prepared:
+        """The reply to `request`, diagnosed and rendered in one trip to the engine; `stored=False`
+        for a reply that is never stored (`remember`), whose inputs then need no scrubbing."""
+        screened = await self._screened(request, step=step, lang=lang, screen=False, scrub=stored)
         reply = screened.reply
         if reply is None:  # never: only screening leaves a reply unrendered
             raise RuntimeError("a reply was not rendered")
@@ -432,14 +407,14 @@ class ReplyService:
     async def prepare_case(self, request: Request) -> Prepared | None:
         """The reply to a message in auto mode, or None when the engine finds no case in it (chat):
         decided from the report before any reply text is rendered."""
-        screened = await self._screened(request, step=1, lang=None, screen=True)
+        screened = await self._screened(request, step=1, lang=None, screen=True, scrub=True)
         if screened.reply is None:
             return None
         prepared = self._prepared(request, screened.report, screened.language, 1, screened.reply)
         return replace(prepared, scrubbed=screened.scrubbed)
 
     async def _screened(
-        self, request: Request, *, step: int, lang: str | None, screen: bool
+        self, request: Request, *, step: int, lang: str | None, screen: bool, scrub: bool
     ) -> engine_jobs.Screened:
         # Diagnosed and rendered in one trip: a big input's report never crosses to a worker twice.
         return await self.engine_call(
@@ -450,7 +425,7 @@ class ReplyService:
             lang=lang,
             step=step,
             screen=screen,
-            scrub=True,
+            scrub=scrub,
         )
 
     # ------------------------------------------------------------------ sending
@@ -467,13 +442,29 @@ class ReplyService:
                 **outgoing.reply_kwargs(), view=prepared.buttons.for_send(), mention_author=False
             )
 
-        needs = needed_for(
-            message.channel, reply=True, embeds=bool(outgoing.embeds), files=bool(outgoing.files)
+        sent = await self._deliver_reply(
+            message, send, embeds=bool(outgoing.embeds), files=bool(outgoing.files), refund=refund
         )
+        if sent is None:
+            return False
+        await self.remember(prepared, sent.id)
+        return True
+
+    async def _deliver_reply(
+        self,
+        message: discord.Message,
+        send: Callable[[], Awaitable[discord.Message]],
+        *,
+        embeds: bool = False,
+        files: bool = False,
+        refund: Callable[[], None] | None = None,
+    ) -> discord.Message | None:
+        """A reply under `message` through `delivery`; None (and `refund` run) when it was not
+        delivered, `refund` run too when sending raised."""
+        channel = message.channel
+        needs = needed_for(channel, reply=True, embeds=embeds, files=files)
         try:
-            sent = await self.delivery.send(
-                send, _where("reply", message), channel=message.channel, needs=needs
-            )
+            sent = await self.delivery.send(send, _where("reply", message), channel=channel, needs=needs)
         except BaseException:
             if refund is not None:
                 refund()
@@ -481,9 +472,8 @@ class ReplyService:
         if sent is None:
             if refund is not None:
                 refund()
-            return False
-        await self.remember(prepared, sent.value.id)
-        return True
+            return None
+        return sent.value
 
     async def edit_reply(
         self, channel_id: int, reply_id: int, prepared: Prepared, *, answered_at: float
@@ -529,15 +519,15 @@ class ReplyService:
         )
         await self.remember(prepared, sent.id)
 
-    async def say_in_reply(self, message: discord.Message, text: str) -> discord.Message | None:
-        """A short reply; None when it could not be delivered."""
+    async def say_in_reply(
+        self, message: discord.Message, text: str, *, refund: Callable[[], None] | None = None
+    ) -> discord.Message | None:
+        """A short reply; None (and `refund` run) when it could not be delivered."""
 
         async def send() -> discord.Message:
             return await message.reply(text, allowed_mentions=NO_MENTIONS, mention_author=False)
 
-        needs = needed_for(message.channel, reply=True)
-        sent = await self.delivery.send(send, _where("reply", message), channel=message.channel, needs=needs)
-        return None if sent is None else sent.value
+        return await self._deliver_reply(message, send, refund=refund)
 
     async def say_restarting(self, interaction: discord.Interaction) -> None:
         """The clear end of an interaction the bot stops before finishing (a deferred one would

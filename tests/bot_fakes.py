@@ -21,6 +21,8 @@ import discord
 
 from bot.app import OomBot
 from bot.diagnosis_port import InputKinds, kinds_of_report
+from bot.inputs import Gathered, SourcedText
+from bot.request import Request
 from bot.settings import BotSettings
 from diagnosis.facts_model import Facts
 from diagnosis.models import (
@@ -216,6 +218,13 @@ class Message:
         sent = Sent(next(_ids), content if content is not None else kwargs.get("content"), kwargs)
         self.outbox.append(sent)
         return sent
+
+
+def pasted(*texts: str | SourcedText, source_id: int = 1) -> Request:
+    """The request of a member's message in the help channel holding `texts` (a bare string is the
+    message's own text)."""
+    inputs = tuple(t if isinstance(t, SourcedText) else SourcedText("message", t) for t in texts)
+    return Request(gathered=Gathered(inputs), guild_id=1, channel_id=HELP, author_id=7, source_id=source_id)
 
 
 def settings(tmp_path: Path, **overrides: Any) -> BotSettings:

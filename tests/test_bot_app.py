@@ -16,7 +16,6 @@ import pytest
 
 from bot.app import OomBot, create_bot
 from bot.inputs import Gathered, SourcedText
-from bot.request import Request
 from bot.store import GuildSettings
 from tests.bot_fakes import (
     BOT_ID,
@@ -33,6 +32,7 @@ from tests.bot_fakes import (
     SlowEngine,
     User,
     make_bot,
+    pasted,
     settings,
 )
 
@@ -194,13 +194,7 @@ async def test_no_fold_after_the_edit_window(tmp_path: Path, monkeypatch: pytest
 
 
 async def test_only_scrubbed_text_reaches_the_database(bot: OomBot, tmp_path: Path) -> None:
-    request = Request(
-        gathered=Gathered((SourcedText("message", f"hf_token: {SECRET}\n{CONFIG}"),)),
-        guild_id=1,
-        channel_id=HELP,
-        author_id=7,
-        source_id=555,
-    )
+    request = pasted(f"hf_token: {SECRET}\n{CONFIG}", source_id=555)
     prepared = await bot.service.prepare(request)
     await bot.service.remember(prepared, 777)
     case = await bot.service.db(bot.service.store.case, 777)
@@ -221,13 +215,7 @@ async def test_inputs_are_scrubbed_on_the_engine_pool(bot: OomBot, monkeypatch: 
         return scrub(text, source)
 
     monkeypatch.setattr(bot.service.engine, "scrub", spying_scrub)
-    request = Request(
-        gathered=Gathered((SourcedText("message", CONFIG), SourcedText("log.txt", LOG))),
-        guild_id=1,
-        channel_id=HELP,
-        author_id=7,
-        source_id=556,
-    )
+    request = pasted(CONFIG, SourcedText("log.txt", LOG), source_id=556)
     await bot.service.remember(await bot.service.prepare(request), 778)
     assert len(threads) == 2
     assert all(name.startswith("oomcheck-engine") for name in threads), threads
@@ -288,7 +276,7 @@ async def test_a_slow_diagnosis_times_out_and_the_message_can_be_retried(tmp_pat
         with pytest.raises(TimeoutError):
             await bot.messages.on_message(message)  # type: ignore[arg-type]
         assert message.outbox == []
-        assert bot.service.claim(message.id)  # released: a replay may try again
+        assert bot.service.claims.claim(message.id)  # released: a replay may try again
     finally:
         await bot.close()
 
@@ -688,13 +676,7 @@ async def test_two_languages_keep_the_toggle_button_byte_for_byte(tmp_path: Path
     client = create_bot(settings(tmp_path))
     try:
         await client.service.open_store()
-        request = Request(
-            gathered=Gathered((SourcedText("message", CONFIG + LOG),)),
-            guild_id=1,
-            channel_id=HELP,
-            author_id=7,
-            source_id=1,
-        )
+        request = pasted(CONFIG + LOG)
         for lang, expected in TWO_LANGUAGE_BUTTONS.items():
             prepared = await client.service.prepare(request, lang=lang)
             assert prepared.buttons.menu == ()
@@ -714,13 +696,7 @@ async def test_a_third_language_brings_a_menu_named_in_each_language(
     client = create_bot(settings(tmp_path))
     try:
         await client.service.open_store()
-        request = Request(
-            gathered=Gathered((SourcedText("message", CONFIG),)),
-            guild_id=1,
-            channel_id=HELP,
-            author_id=7,
-            source_id=1,
-        )
+        request = pasted(CONFIG)
         prepared = await client.service.prepare(request, lang="ja")
         menu = prepared.buttons.menu
         assert [(c.code, c.current) for c in menu] == [("en", False), ("ja", True), ("xx", False)]

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import create_bot
-from bot.inputs import Gathered, SourcedText
-from bot.request import Request
-from tests.bot_fakes import HELP, settings
+from tests.bot_fakes import pasted, settings
 from tests.conftest import EXAMPLES
 
 CONFIG = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
@@ -23,14 +21,7 @@ def _language(tmp_path: Path, default: str, text: str) -> str:
         client = create_bot(settings(tmp_path, default_language=default))
         try:
             await client.service.open_store()
-            request = Request(
-                gathered=Gathered((SourcedText("message", text),)),
-                guild_id=1,
-                channel_id=HELP,
-                author_id=7,
-                source_id=1,
-            )
-            prepared = await client.service.prepare(request)
+            prepared = await client.service.prepare(pasted(text))
             return prepared.language
         finally:
             await client.close()

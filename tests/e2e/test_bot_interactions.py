@@ -252,3 +252,19 @@ async def test_with_three_languages_a_menu_replaces_the_language_button(
     assert [o["value"] for o in menu["options"] if o["default"]] == ["ja"]
     rows = db_rows(bot.database, "SELECT language FROM cases WHERE reply_id = ?", int(reply["id"]))
     assert rows == [("ja",)]
+
+
+async def test_s8_a_step_past_the_ladder_is_declined_privately(fake: FakeDiscord, bot: Bots) -> None:
+    # A stale button (one the ladder no longer reaches) leaves the reply as it is.
+    _, reply = await answered(fake)
+    before = fake.text_of(reply)
+    for row in fake.messages[int(reply["id"])]["components"]:
+        for component in row["components"]:
+            if component.get("custom_id") == "oom:step:2":
+                component["custom_id"] = "oom:step:99"
+    inter = await fake.click(fake.alice, reply, "oom:step:99")
+    await fake.wait_for(lambda: inter.followup_ids, what="the private answer")
+    await fake.settle()
+    assert "no further steps" in fake.text_of(fake.message(inter.followup_ids[0]))
+    assert fake.calls("webhook_edit_message") == []
+    assert fake.text_of(fake.message(reply["id"])) == before
