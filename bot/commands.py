@@ -201,7 +201,7 @@ class OomCommands(commands.Cog):
         except QueueFull:
             if not moderator:
                 service.cooldown.refund(interaction.user.id)
-            await _say(interaction, service.t("busy", ui, minutes=1))
+            await _say(interaction, service.t("busy_command", ui))
         except BaseException:
             if not moderator:
                 service.cooldown.refund(interaction.user.id)

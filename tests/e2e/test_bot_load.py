@@ -55,3 +55,13 @@ async def test_a_burst_of_big_logs_is_answered_by_worker_processes_within_the_bu
     await fake.wait_for(
         lambda: {c.path for c in fake.calls("remove_reaction")} == marked, what="every ⏳ taken off again"
     )
+
+
+async def test_a_check_refused_for_a_full_queue_asks_to_run_it_again(fake: FakeDiscord, bots: Bots) -> None:
+    # A command is never retried by the bot: the member is asked to run it again, not promised an answer.
+    running = await bots.start(inflight_bytes=4096, queue_limit=0)
+    service = running.client.service  # type: ignore[attr-defined]
+    async with service.budget.hold(4096):  # another case holds all the room
+        inter = await fake.slash_command(fake.alice, fake.general, "oom-check", {"text": "x" * 5000})
+        shown = await fake.shown(inter)
+    assert fake.text_of(shown) == service.t("busy_command", "en")
