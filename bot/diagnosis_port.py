@@ -158,16 +158,10 @@ class DiagnosisEngine:
     def estimate_text(self, inputs: Sequence[str], *, lang: str, gpu_vram_gib: float | None) -> str:
         """/oom-estimate's answer: the estimate's table in a code block, or why there is none."""
         from diagnosis.estimate.reply import reply_estimate
-        from diagnosis.render.estimate_table import render_estimate_text
+        from diagnosis.render.estimate_table import render_estimate_text, render_no_estimate
 
         report = self.diagnose(inputs, locale=lang, gpu_vram_gib=gpu_vram_gib, sources=["text"])
         estimate = reply_estimate(report)
         if estimate is None:
-            reason = "no_config" if not report.facts.config_parsed else "no_family"
-            model = report.facts.family_label or report.facts.arch or "?"
-            return render.message(
-                "cli.no_estimate",
-                lang,
-                reason=render.message(f"cli.no_estimate_reason.{reason}", lang, model=model),
-            )
+            return render_no_estimate(report, lang)
         return "```\n" + render_estimate_text(estimate, lang) + "```"

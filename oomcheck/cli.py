@@ -287,23 +287,9 @@ def _estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report: Report = diagnose(texts, gpu_vram_gib=args.gpu_vram, sources=sources, default_language=lang)
     estimate = reply_estimate(report)
     if estimate is None:
-        facts = report.facts
-        # The reasons reply_estimate gives no estimate for, in its order (a card is always assumed).
-        if not facts.config_parsed:
-            reason = "no_config"
-        elif facts.host_oom is not None:
-            reason = "host_oom"
-        else:
-            reason = "no_family"
-        model = facts.family_label or facts.arch or "?"
-        err.write(
-            cli_message(
-                "cli.no_estimate",
-                lang,
-                reason=cli_message(f"cli.no_estimate_reason.{reason}", lang, model=model),
-            )
-            + "\n"
-        )
+        from diagnosis.render.estimate_table import render_no_estimate
+
+        err.write(render_no_estimate(report, lang) + "\n")
         return EXIT_USAGE
     if args.format == "json":
         import json

@@ -72,6 +72,17 @@ def _step_jobs(report: Report, job: Job) -> Iterator[tuple[int, Job]]:
             yield step.number, replace(after, family=job.family, label=job.label, params_b=job.params_b)
 
 
+def no_estimate_reason(report: Report) -> str:
+    """Why `reply_estimate` gives none, in its own order (a card is always known or assumed):
+    "no_config", "host_oom" or "no_family"."""
+    facts = report.facts
+    if not facts.config_parsed:
+        return "no_config"
+    if facts.host_oom is not None:
+        return "host_oom"
+    return "no_family"
+
+
 def reply_estimate(report: Report) -> ReplyEstimate | None:
     """The estimate for a reply, or None where it would mean nothing: no config read, the family or
     the card not known, a family the memory model does not hold, an OOM of system RAM."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from diagnosis.estimate.model import ZERO
-from diagnosis.estimate.reply import ReplyEstimate
+from diagnosis.estimate.reply import ReplyEstimate, no_estimate_reason
 from diagnosis.render import display_width
 from diagnosis.render.catalogue import message
 from diagnosis.render.estimate_view import gib, gib_range
+from diagnosis.report import Report
 
 _COMPONENTS = ("weights", "text_encoder", "vae", "adapter", "activations", "overhead")
 
@@ -62,3 +63,14 @@ def render_estimate_text(e: ReplyEstimate, lang: str) -> str:
         out.append(message("reply.estimate.held", lang, held=f"{e.held:.1f}"))
     out += ["", message("cli.estimate.sources", lang)]
     return "\n".join(out) + "\n"
+
+
+def render_no_estimate(report: Report, lang: str) -> str:
+    """Why this case gets no estimate, in one sentence (the CLI's `estimate` and `/oom-estimate`)."""
+    facts = report.facts
+    reason = message(
+        f"cli.no_estimate_reason.{no_estimate_reason(report)}",
+        lang,
+        model=facts.family_label or facts.arch or "?",
+    )
+    return message("cli.no_estimate", lang, reason=reason)
