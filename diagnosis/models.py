@@ -245,16 +245,21 @@ class OomEvent(Record):
         """What the trainer holds on the card, and the listed processes that are not the trainer.
 
         Inside a container NVML lists the trainer under its host PID, and the message has no "this
-        process has" fragment: a listed process holding at least what PyTorch allocated is the
-        trainer. With neither figure nothing tells the trainer from the others, and neither is claimed.
+        process has" fragment: the trainer is the listed process that holds at least what PyTorch
+        allocated and is closest to it (a process holding far more is another program on the same
+        card, e.g. 73 GiB beside a trainer of 22). With neither figure nothing tells the trainer from
+        the others, and neither is claimed.
         """
         if self.process_bytes is not None:
             return self.process_bytes, list(self.other_processes)
         if self.allocated_bytes is None:
             return None, []
         own = self.allocated_bytes * 0.95
-        trainer = [p.bytes for p in self.other_processes if p.bytes >= own]
-        return (max(trainer) if trainer else None), [p for p in self.other_processes if p.bytes < own]
+        holding = [p for p in self.other_processes if p.bytes >= own]
+        if not holding:
+            return None, list(self.other_processes)
+        trainer = min(holding, key=lambda p: p.bytes)
+        return trainer.bytes, [p for p in self.other_processes if p is not trainer]
 
 
 class NonOomError(NamedTuple):
