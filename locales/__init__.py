@@ -14,7 +14,9 @@ LOCALES_DIR = os.path.dirname(os.path.realpath(__file__))
 # class), by language code. English has none: Latin words with no other script are English.
 SCRIPTS: dict[str, str] = {
     "en": "",
-    "ja": "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f",  # kana, kanji, half-width katakana
+    # Kana and half-width katakana only: kanji alone are shared with Chinese, whose posts are answered
+    # in English (or the server's default), not in Japanese.
+    "ja": "\u3040-\u30ff\uff66-\uff9f",
 }
 
 # The language of a reply when nothing else decides, and the one a missing message falls back to.

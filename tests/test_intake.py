@@ -296,6 +296,9 @@ def test_several_messages_keep_their_sources_and_indexes() -> None:
         ("バッチサイズを下げました", "ja"),
         ("it crashes at step 2, any idea?", "en"),
         ("the 円 sign shows up in my path", "en"),  # one kanji alone does not make it Japanese
+        ("H20 96G显存 qwen-image-edit lora微调为什么还是报错", "en"),  # Chinese: kanji without kana
+        ("显存不足怎么办", None),  # Chinese alone: the server's default decides
+        ("ｵｰﾊﾞｰしました", "ja"),  # half-width katakana
         ("4090 24GB", None),
         ("", None),
     ],
