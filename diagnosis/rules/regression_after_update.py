@@ -13,6 +13,8 @@ WORDS: dict[str, tuple[str, ...]] = {
     "regression": (
         r"\bafter (?:the |an |a |this |last |latest |recent )?(?:git )?(?:update|upgrade)s?\b",
         r"\bafter (?:updating|upgrading)\b",
+        r"\bfollowing (?:the |an |a |this |last |latest |recent )?(?:git )?(?:update|upgrade)s?\b",
+        r"\b(?:after|since) (?:i |we )?(?:updated|upgraded)\b",
         r"\bsince (?:the |an |a |this |last |latest |recent )?(?:update|upgrade|updating|upgrading)\b",
         r"\b(?:updated|upgraded|updating|upgrading) (?:ai[- ]?toolkit|the toolkit|toolkit|torch|pytorch|cuda|(?:the |my |nvidia )?drivers?|the trainer)\b",  # noqa: E501 (a pattern reads best on one line)
         r"\bthe (?:latest |recent |new )?update\b",
