@@ -20,6 +20,16 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"\b(?:sampl(?:e|es|ing)|previews?)\b[^.\n]{0,40}\b(?:slow|takes? (?:forever|ages|long))",
         r"\bslow\b[^.\n]{0,40}\b(?:sampl(?:e|es|ing)|previews?)\b",
     ),
+    # The job never gets going: the UI says "Starting job..." (or the job stays queued) and nothing
+    # follows. Before any log line, so only the user's words tell it.
+    "not_started": (
+        r"\b(?:says?|shows?|showing|displays?|displayed|stuck (?:at|on)|hangs? (?:at|on)) [\"'“]?starting\b",
+        r"\bstarting job\b[^\n]{0,80}\b(?:for (?:hours|an hour|ages|a long time)|forever|still)\b",
+        r"\b(?:click|press|hit)(?:ed)? (?:on )?(?:the )?start\b[^.\n]{0,60}\bnothing (?:else )?(?:seems to )?happens?\b",  # noqa: E501 (a pattern reads best on one line)
+        r"\b(?:stays?|stuck|remains?|sits?) (?:at |on |in )?[\"'“]?queued\b",
+        r"(?:Starting job|開始中)[^\n]{0,30}(?:のまま|から進ま|で止ま)",
+        r"(?:スタート|開始|Start)[^\n]{0,20}(?:押して|押しても|クリックして)[^\n]{0,20}何も(?:起き|始まら)",
+    ),
 }
 
 # Where a run that stops without an error most often stops, and what the reply says for each.
@@ -82,13 +92,20 @@ def _symptom(f: Facts) -> Finding | None:
             evidence=[exited, said(f, "no_error"), *ev(f, "last_phase")], params=params, ends_checklist=False
         )
     stuck = f.evidence.get("last_phase") if f.ends_without_error and f.last_phase in _STALL_PHASES else None
-    stuck = stuck or said(f, "stuck")
+    not_started = SPEC.heard(f, "not_started")
+    stuck = stuck or said(f, "stuck") or not_started
     if stuck is not None:
         phase = f.last_phase if f.last_phase in _STALL_PHASES else f.phase
         params = {"kind": "stall", "headline": _quote(stuck)}
-        if phase in _STALL_PHASES:
+        if phase is Phase.TRAINING_STEP and f.step is not None and f.step > 1:
+            params["at"] = "training"  # not the first step: it may have trained for hours
+        elif phase in _STALL_PHASES:
             params["at"] = phase.value
-        return SPEC.finding(evidence=[stuck, said(f, "no_error")], params=params, ends_checklist=False)
+        elif not_started is not None:
+            params["at"] = "job_start"
+        return SPEC.finding(
+            evidence=[stuck, not_started, said(f, "no_error")], params=params, ends_checklist=False
+        )
     return None
 
 
@@ -111,6 +128,7 @@ SPEC = RuleSpec(
         "exit_code",
         "ends_without_error",
         "last_phase",
+        "step",
         "said",
     ),
     rank=0,

@@ -45,6 +45,17 @@ def test_a_log_that_gets_several_times_slower_is_a_slowdown() -> None:
             {},
         ),
         ("訓練中にターミナルが直接退出，无报错信息", "silent_exit", {}),
+        # The job never got going: the UI's "Starting job..." or a job left in the queue.
+        (
+            "I have installed the toolkit but when I click start it says starting but nothing happens.",
+            "stall",
+            {"at": "job_start"},
+        ),
+        ("Starting Job for hours", "stall", {"at": "job_start"}),
+        ("The job stays queued and never runs", "stall", {"at": "job_start"}),
+        ("Starting job... のまま 1 時間たっても進みません", "stall", {"at": "job_start"}),
+        ("Lokr training shows a geometric increase in training time.", "slowdown", {}),
+        ("each epoch takes longer and longer with my LoRA", "slowdown", {}),
     ],
 )
 def test_symptoms_in_words(text: str, kind: str, extra: dict[str, object]) -> None:
@@ -57,6 +68,23 @@ def test_a_log_that_stops_while_quantizing_is_a_stall_there() -> None:
     log = "\n".join(["Running 1 job", "Loading Flux model", "Loading transformer", "Quantizing transformer"])
     params = not_oom_params(log)
     assert (params["kind"], params.get("at")) == ("stall", "quantize")
+
+
+@pytest.mark.parametrize(
+    ("step", "at"), [(0, "training_step"), (1, "training"), (49, "training"), (1499, "training")]
+)
+def test_a_stall_after_many_steps_is_not_called_the_first_step(step: int, at: str) -> None:
+    bar = f"my_lora:   2%|      | {step}/3000 [13:26<10:08,  3.80s/it, lr: 1.0e-04 loss: 9.602e-01]"
+    params = not_oom_params("\n".join(["Running 1 job", "Loading Flux model", bar]))
+    assert (params["kind"], params.get("at")) == ("stall", at)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_job_that_never_started_is_told_where_to_look(lang: str) -> None:
+    from diagnosis.render.catalogue import message
+
+    text = render_cli(diagnose(["Starting Job for hours, nothing in the console"], locale=lang), lang=lang)
+    assert message("rules.not_oom.variant.at.job_start", lang) in text
 
 
 def test_a_silent_exit_in_the_log_quotes_its_line_and_code() -> None:
