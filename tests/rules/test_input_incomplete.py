@@ -57,3 +57,27 @@ def test_a_cut_traceback_says_the_phase_its_frames_show_in_both_languages() -> N
     assert "a training step" in en and "The last 50 lines of the log" in en
     assert ja.startswith("貼っていただいたトレースバックは、エラーの行の前で切れています。")
     assert "学習ステップの逆伝播" in ja
+
+
+QUANTIZE_TO_CPU = (
+    "Traceback (most recent call last):\n"
+    '  File "E:\\\\ai-toolkit\\\\toolkit\\\\models\\\\wan21\\\\wan21.py", line 377, in load_wan_transformer\n'
+    "    quantize_model(self, transformer)\n"
+    '  File "E:\\\\ai-toolkit\\\\toolkit\\\\util\\\\quantize.py", line 308, in quantize_model\n'
+    '    block.to("cpu", non_blocking=True)\n'
+    "RuntimeError: CUDA error: out of memory\n"
+)
+
+
+def test_an_oom_while_quantizing_names_system_ram_for_a_copy_back_to_the_cpu() -> None:
+    # Blocks are quantized one at a time on the GPU whatever `low_vram` says: the reply no longer
+    # claims the full-precision weights had to fit at once, and names pinned system RAM for an error
+    # raised while a block goes back to the CPU.
+    from diagnosis import diagnose
+    from diagnosis.render import render_cli
+
+    report = diagnose([QUANTIZE_TO_CPU], sources=["log.txt"])
+    assert report.facts.phase is Phase.QUANTIZE
+    en, ja = render_cli(report, lang="en"), render_cli(report, lang="ja")
+    assert "what ran out is system RAM, not VRAM" in en and "had to fit at once" not in en
+    assert "足りないのは VRAM ではなくメインメモリです" in ja
