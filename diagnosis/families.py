@@ -249,13 +249,22 @@ def first_line_naming_a_model(lines: list[str]) -> str | None:
     return text[start : end if end >= 0 else len(text)]
 
 
+# Where one sentence ends and the next begins ("FLUX.1" has no blank after its dot).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+
+
 def family_from_words(text: str) -> tuple[Family, str] | None:
     """The model a line of the user's words (or the trainer's "Loading X model" line) names, with the
-    words that name it; None when it names none. The words pick the variant as a model name does."""
-    for pattern, arch in table().word_hints:
-        match = _name_pattern(pattern).search(text)
-        if match:
-            return family_for(arch, match.group(0)), match.group(0)
+    words that name it; None when it names none. The words pick the variant as a model name does.
+
+    The first sentence that names a model decides ("When training a FLUX LoRA it hangs. The same
+    settings with SDXL work." is about FLUX); within a sentence the table's order does, so that the
+    more specific name wins ("FLUX.1 Kontext")."""
+    for sentence in _SENTENCE_END.split(text):
+        for pattern, arch in table().word_hints:
+            match = _name_pattern(pattern).search(sentence)
+            if match:
+                return family_for(arch, match.group(0)), match.group(0)
     return None
 
 

@@ -27,6 +27,14 @@ def facts_of(text: str) -> dict[str, object]:
         ("Z-Image Turbo lora, out of memory at step 0", "zimage", "Z-Image Turbo"),
         ("Wan 2.2 14B t2v keeps getting OOM", "wan22_14b", "Wan 2.2 14B"),
         ("SDXLでメモリ不足です", "sdxl", "SDXL"),
+        # The first sentence that names a model is the one trained; a model named after it is a comparison.
+        (
+            "When training a FLUX LoRA it hangs at the baseline samples. The same settings with SDXL work.",
+            "flux",
+            "FLUX.1",
+        ),
+        ("Z-Image でOOMになります。SDXLなら動きます。", "zimage", "Z-Image"),
+        ("FLUX.1 Kontext dev LoRA, out of memory at step 0", "flux_kontext", "FLUX.1 Kontext"),
     ],
 )
 def test_the_model_named_in_words(text: str, family: str, label: str) -> None:
