@@ -67,3 +67,36 @@ def test_the_reply_says_how_to_turn_the_fallback_off_then_how_to_fit(lang: str) 
         if lang == "en"
         else ("メモリ不足のエラーではありません" in first)
     )
+
+
+STUCK_AT_BASELINE = (
+    "When training a FLUX LoRA, the process gets stuck at the baseline samples for hours with no errors, "
+    "even though the GPU is being utilized.\nI am using Windows 11.\n"
+    "Generating baseline samples before training\n"
+    "Generating Images:   0%|          | 0/1 [00:00<?, ?it/s]\n"
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_stall_with_the_gpu_busy_on_windows_is_a_spill_said_as_a_stall(lang: str) -> None:
+    report = diagnose([STUCK_AT_BASELINE], locale=lang)
+    (spill,) = [f for f in report.findings if f.rule_id == "vram_spill_to_shared_memory"]
+    assert spill.params.get("stalled") is True
+    # The first change to try, before the preview is made lighter (the verdict comes before both).
+    order = [rid for step in report.ladder for rid in step.rule_ids if rid != "not_oom"]
+    assert order[:2] == ["vram_spill_to_shared_memory", "preview_heavy"]
+    text = render_cli(report, lang=lang)
+    # Its own wording: "the GPU looks idle" would contradict what the user saw.
+    assert ("looks stuck" if lang == "en" else "止まっているように見えます") in text
+    assert ("the GPU looks idle" if lang == "en" else "ほとんど働いていないように見えます") not in text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        STUCK_AT_BASELINE.replace("Windows 11", "Ubuntu 22.04"),  # no driver fallback on Linux
+        STUCK_AT_BASELINE.replace("even though the GPU is being utilized", "and the GPU sits idle"),
+    ],
+)
+def test_a_stall_is_not_a_spill_without_windows_and_a_busy_gpu(text: str) -> None:
+    assert "vram_spill_to_shared_memory" not in ids(text)
