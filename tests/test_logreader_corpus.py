@@ -46,6 +46,12 @@ KINDS: dict[str, str | None] = {
     "214": "memory_error",  # itertools.permutations in the slider config
     "219": None,  # a sampling bar, then the process exits with code 1
     "226": "host_killed",  # deepspeed's launcher: return code = -9
+    "301": "cuda_alloc",  # two processes listed, no "this process has"
+    "304": None,  # a baseline-sample bar at 0/1, no crash
+    "305": None,  # training bars that slow down and recover, no crash
+    "306": "cuda_error",  # CUDA error: out of memory while a block goes back to the CPU
+    "307": "cuda_alloc",
+    "308": None,  # a training bar at step 49, no crash
 }
 
 # Cases whose expected phase comes from the reporter's words, not from anything in the log.
