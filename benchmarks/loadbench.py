@@ -386,7 +386,7 @@ def screening_figures(reps: int = 15) -> list[Figure]:
         screened = engine_jobs.diagnose_and_render(
             engine, chat, user_locale=None, lang=None, step=1, screen=True
         )
-        assert screened.reply is None, f"the bench's chat line is answered: {line!r}"
+        assert screened is None, f"the bench's chat line is answered: {line!r}"
 
         def screen(chat: engine_jobs.Diagnosis = chat) -> None:
             for _ in range(batch):
