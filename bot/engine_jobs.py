@@ -114,6 +114,7 @@ def warm(engine: EnginePort) -> None:
     case = Diagnosis(_WARM_UP, ("config.yaml", "log.txt"), None, None, 1, "en")
     for lang in ("en", "ja"):
         diagnose_and_render(engine, case, user_locale=None, lang=lang, step=1, screen=False)
+    engine.may_be_case(["thanks, it works now"])  # the screen's word lists, read by chat alone
     scrub_all(engine, [("message", _WARM_UP[1])])
 
 
