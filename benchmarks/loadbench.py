@@ -36,6 +36,9 @@ SMALL = (
     "of 23.55 GiB of which 201.31 MiB is free.\n"
 )
 CHAT = "thanks, the run finished fine after I closed the browser tab"
+# Chat in Japanese that names the trainer's world (学習, LoRA) without a problem: the screen cannot
+# turn it away on its script or on a missing context word.
+CHAT_JA = "LoRAの学習、さっき無事に終わりました！設定ありがとうございます"
 TIMEOUT_S = 300.0
 
 
@@ -370,31 +373,43 @@ def screening_figures(reps: int = 15) -> list[Figure]:
     channel = discord.PartialMessageable(state=state, id=10)
     author = {"id": "5", "username": "alice", "discriminator": "0", "global_name": "Alice", "avatar": None}
     member = {"roles": [], "joined_at": payloads.iso_now(), "deaf": False, "mute": False}
-    # The fake's payload is the gateway's JSON, typed only as a dict.
-    data = cast("MessagePayload", payloads.message(123, 10, author, CHAT, guild_id=1, member_payload=member))
     engine = engine_jobs.real_engine()
     engine_jobs.warm(engine)
-    chat = engine_jobs.Diagnosis((CHAT,), ("message",), None, None, 1, "en")
     batch = 200
-
-    def screen() -> None:
-        for _ in range(batch):
-            engine_jobs.diagnose_and_render(engine, chat, user_locale=None, lang=None, step=1, screen=True)
-
-    def build() -> None:
-        for _ in range(batch):
-            discord.Message(state=state, channel=channel, data=data)
-
-    screen_s, build_s = paired_medians(screen, build, reps)
-    ratio = screen_s / build_s
-    return [
-        Figure(
-            "screening a chat line / discord.py building its Message",
-            f"{ratio:.1f}× (screen {screen_s / batch * 1e6:.0f} µs, Message {build_s / batch * 1e6:.0f} µs)",
-            "≤ 3×",
-            ratio <= 3,
+    figures = []
+    for language, line in (("en", CHAT), ("ja", CHAT_JA)):
+        # The fake's payload is the gateway's JSON, typed only as a dict.
+        data = cast(
+            "MessagePayload", payloads.message(123, 10, author, line, guild_id=1, member_payload=member)
         )
-    ]
+        chat = engine_jobs.Diagnosis((line,), ("message",), None, None, 1, "en")
+        screened = engine_jobs.diagnose_and_render(
+            engine, chat, user_locale=None, lang=None, step=1, screen=True
+        )
+        assert screened is None, f"the bench's chat line is answered: {line!r}"
+
+        def screen(chat: engine_jobs.Diagnosis = chat) -> None:
+            for _ in range(batch):
+                engine_jobs.diagnose_and_render(
+                    engine, chat, user_locale=None, lang=None, step=1, screen=True
+                )
+
+        def build(data: MessagePayload = data) -> None:
+            for _ in range(batch):
+                discord.Message(state=state, channel=channel, data=data)
+
+        screen_s, build_s = paired_medians(screen, build, reps)
+        ratio = screen_s / build_s
+        each_us = screen_s / batch * 1e6, build_s / batch * 1e6
+        figures.append(
+            Figure(
+                f"screening a chat line ({language}) / discord.py building its Message",
+                f"{ratio:.1f}× (screen {each_us[0]:.0f} µs, Message {each_us[1]:.0f} µs)",
+                "≤ 3×",
+                ratio <= 3,
+            )
+        )
+    return figures
 
 
 def load_figures(reps: int) -> list[Figure]:

@@ -471,6 +471,12 @@ def bench_load(reps: int) -> list[Figure]:
     return load_figures(reps)
 
 
+def bench_screen(reps: int) -> list[Figure]:
+    from benchmarks.loadbench import screening_figures
+
+    return screening_figures(reps)
+
+
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "corpus": lambda a: bench_corpus(a.reps),
     "log": lambda a: bench_log(max(3, a.reps // 3)),
@@ -480,12 +486,19 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "store": lambda a: bench_store(a.store_days, a.store_per_day),
     "ocr": lambda a: bench_ocr(max(3, a.reps // 5)),
     "load": lambda a: bench_load(a.reps),
+    "screen": lambda a: bench_screen(a.reps),
 }
+# Figures that another bench already gives, to be run alone: not part of a whole run.
+_PARTS = frozenset({"screen"})  # load's first figure, in seconds instead of minutes
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
-    parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated: " + ", ".join(BENCHES))
+    parser.add_argument(
+        "--only",
+        default=",".join(name for name in BENCHES if name not in _PARTS),
+        help="comma-separated: " + ", ".join(BENCHES),
+    )
     parser.add_argument("--reps", type=int, default=15, help="repetitions per timing (medians)")
     parser.add_argument("--bot-messages", type=int, default=200, help="round trips per bot")
     parser.add_argument("--store-days", type=int, default=14, help="simulated days of the store bench")

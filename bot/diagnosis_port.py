@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 from diagnosis import diagnose, render
 from diagnosis.report import Report
-from diagnosis.rules import RULE_IDS, Role, role
+from diagnosis.rules import RULE_IDS
+from diagnosis.screen import is_case, may_be_case
 from diagnosis.scrub import scrub
 from locales import DEFAULT_LANGUAGE
 
@@ -78,6 +79,8 @@ class EnginePort(Protocol):
 
     def scrub(self, text: str, source: str) -> str: ...
 
+    def may_be_case(self, inputs: Sequence[str]) -> bool: ...
+
     def kinds(self, text: str) -> InputKinds: ...
 
     def rules_text(self, lang: str) -> str: ...
@@ -92,16 +95,8 @@ def kinds_of_report(report: Report) -> InputKinds:
     return InputKinds(config=config, log=report.log is not None)
 
 
-def is_real_case(report: Report) -> bool:
-    """Auto mode answers a config, a log, or a training problem told in words, never chat: the engine
-    must have found one of them."""
-    if report.config is None and report.log is None:
-        return report.facts.reports_problem
-    if report.log is not None and (report.log.events or report.log.non_oom_error or report.log.has_traceback):
-        return True
-    if report.config is not None and (report.config.ok or report.config.error is not None):
-        return True
-    return any(role(f.rule_id) != Role.QUESTION for f in report.findings)
+# The engine decides what is a case (`diagnosis.screen`); the bot's name for it.
+is_real_case = is_case
 
 
 class DiagnosisEngine:
@@ -143,6 +138,11 @@ class DiagnosisEngine:
 
     def scrub(self, text: str, source: str) -> str:
         return scrub(text, source)[0]
+
+    def may_be_case(self, inputs: Sequence[str]) -> bool:
+        """False only for inputs that `diagnose` would find no case in (auto mode's chat), told for a
+        fraction of a diagnosis' cost."""
+        return may_be_case(inputs)
 
     def kinds(self, text: str) -> InputKinds:
         # Only what the text holds matters here: no step needs its corrected config written.

@@ -33,7 +33,7 @@ class Diagnosis:
 class Screened:
     report: Report
     language: str
-    reply: DiscordReplyLike | None  # None: not a case (auto mode answers nothing), never rendered
+    reply: DiscordReplyLike
     scrubbed: tuple[tuple[str, str], ...] | None = None  # the inputs as stored, when asked for
 
 
@@ -57,17 +57,19 @@ def diagnose_and_render(
     step: int,
     screen: bool,
     scrub: bool = False,
-) -> Screened:
-    """The report and its reply in one trip; with `screen`, a report that is not a case (chat) is
-    returned unrendered, since nothing will be sent. With `scrub`, a rendered reply comes with the
-    scrubbed inputs that the store keeps for it (a big input then crosses to a worker once)."""
+) -> Screened | None:
+    """The report and its reply in one trip; with `screen`, None for inputs that hold no case (chat),
+    which the engine rules out before diagnosing them when it can. With `scrub`, the reply comes with
+    the scrubbed inputs that the store keeps for it (a big input then crosses to a worker once)."""
+    if screen and not engine.may_be_case(case.inputs):
+        return None
     report = diagnose(engine, case)
     if lang is None:
         # The report's language is the post's own, or the server's default when it has no words:
         # it comes before the default, which would otherwise answer an English post in Japanese.
         lang = engine.choose_language(case.locale, user_locale, None, report.language)
     if screen and not is_real_case(report):
-        return Screened(report, lang, None)
+        return None
     reply = engine.render(report, lang=lang, step=step)
     scrubbed = scrub_all(engine, list(zip(case.sources, case.inputs, strict=True))) if scrub else None
     return Screened(_travelling(report), lang, reply, scrubbed)
@@ -112,6 +114,7 @@ def warm(engine: EnginePort) -> None:
     case = Diagnosis(_WARM_UP, ("config.yaml", "log.txt"), None, None, 1, "en")
     for lang in ("en", "ja"):
         diagnose_and_render(engine, case, user_locale=None, lang=lang, step=1, screen=False)
+    engine.may_be_case(["thanks, it works now"])  # the screen's word lists, read by chat alone
     scrub_all(engine, [("message", _WARM_UP[1])])
 
 

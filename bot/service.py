@@ -396,26 +396,25 @@ class ReplyService:
         """The reply to `request`, diagnosed and rendered in one trip to the engine; `stored=False`
         for a reply that is never stored (`remember`), whose inputs then need no scrubbing."""
         screened = await self._screened(request, step=step, lang=lang, screen=False, scrub=stored)
-        reply = screened.reply
-        if reply is None:  # never: only screening leaves a reply unrendered
+        if screened is None:  # never: only screening leaves a reply unrendered
             raise RuntimeError("a reply was not rendered")
         return replace(
-            self._prepared(request, screened.report, screened.language, step, reply),
+            self._prepared(request, screened.report, screened.language, step, screened.reply),
             scrubbed=screened.scrubbed,
         )
 
     async def prepare_case(self, request: Request) -> Prepared | None:
         """The reply to a message in auto mode, or None when the engine finds no case in it (chat):
-        decided from the report before any reply text is rendered."""
+        decided before any diagnosis when the engine can tell, else before any reply is rendered."""
         screened = await self._screened(request, step=1, lang=None, screen=True, scrub=True)
-        if screened.reply is None:
+        if screened is None:
             return None
         prepared = self._prepared(request, screened.report, screened.language, 1, screened.reply)
         return replace(prepared, scrubbed=screened.scrubbed)
 
     async def _screened(
         self, request: Request, *, step: int, lang: str | None, screen: bool, scrub: bool
-    ) -> engine_jobs.Screened:
+    ) -> engine_jobs.Screened | None:
         # Diagnosed and rendered in one trip: a big input's report never crosses to a worker twice.
         return await self.engine_call(
             input_size(request.gathered.inputs),

@@ -15,7 +15,7 @@ from typing import Any
 
 from diagnosis.config.parse import MISSING, get_path
 from diagnosis.facts_model import DatasetFacts, Facts
-from diagnosis.facts_prose import ProseHints, read_prose
+from diagnosis.facts_prose import ProseHints, read_prose, reported_problem
 from diagnosis.families import Family, arch_from_name, family_for, family_from_words, table, vram_class
 from diagnosis.lazyre import LazyPattern
 from diagnosis.logreader.gpus import vram_of_gpu_name
@@ -720,9 +720,6 @@ def _family_from_log(logs: Sequence[LogFacts], facts: Facts) -> None:
             return
 
 
-_SYMPTOMS = frozenset({"words.slow", "words.stuck", "words.exits"})
-
-
 def _read_stated(hints: ProseHints, facts: Facts) -> None:
     """What the user states in words where the config and the logs say nothing: the model, the OS,
     the host's RAM and swap. Each keeps its quote as evidence, and its source says it came from words."""
@@ -732,13 +729,8 @@ def _read_stated(hints: ProseHints, facts: Facts) -> None:
     if facts.os is None and hints.os is not None:
         facts.os, facts.os_source = hints.os, "user_words"
         facts.evidence["os"] = user_evidence(hints.os_quote or "")
-    # A problem: a problem word, what happened (slow, stuck, exited), or what a rule listens for.
-    symptom = next(
-        (q for key, q in hints.said.items() if key in _SYMPTOMS or not key.startswith("words.")), None
-    )
-    problem = hints.report_problem or symptom
-    context = hints.report_context or hints.family_words or hints.gpu_number
-    if problem is not None and context is not None:
+    problem = reported_problem(hints)
+    if problem is not None:
         facts.reports_problem = True
         facts.evidence["user_report"] = user_evidence(problem)
     if hints.system_ram_gib:

@@ -358,3 +358,95 @@ def read_prose(text: str) -> ProseHints:
             hints.buckets_quote = _quote(line)
             break
     return hints
+
+
+# --------------------------------------------------------------------------------------------------
+# A problem reported in words (facts.reports_problem), and the screen that rules it out for chat
+
+
+# `said` keys that report a problem on their own: what happened (slow, stuck, exited). Every rule's
+# list counts too; the other shared lists (a direct question, "no error") do not.
+_SYMPTOMS = frozenset({"words.slow", "words.stuck", "words.exits"})
+
+
+def _names_a_problem(key: str) -> bool:
+    return key in _SYMPTOMS or not key.startswith("words.")
+
+
+def reported_problem(hints: ProseHints) -> str | None:
+    """The quote of a problem the words report (a problem word, a symptom, or what a rule listens
+    for), when they also name the trainer's world: a problem word alone is chat ("lol my gpu is on
+    fire"). Auto mode answers such words without a config or a log."""
+    symptom = next((q for key, q in hints.said.items() if _names_a_problem(key)), None)
+    problem = hints.report_problem or symptom
+    context = hints.report_context or hints.family_words or hints.gpu_number
+    return problem if problem is not None and context is not None else None
+
+
+class _Gate(NamedTuple):
+    """A set of patterns, and the literals that let one of them match (see `_needs`)."""
+
+    patterns: tuple[re.Pattern[str], ...]  # every pattern: all are tried when one needs no literal
+    needs_none: bool
+    literals: tuple[str, ...]  # every literal one of the patterns needs
+    ascii_literals: tuple[str, ...]  # those of them that an ASCII text can hold
+    live: dict[str, tuple[re.Pattern[str], ...]]  # by literal: the patterns that need it
+
+
+def _gate(patterns: Sequence[re.Pattern[str]]) -> _Gate:
+    needs = _index().needs
+    live: dict[str, list[re.Pattern[str]]] = {}
+    for pattern in patterns:
+        for literal in needs[id(pattern)] or ():
+            live.setdefault(literal, []).append(pattern)
+    return _Gate(
+        tuple(patterns),
+        any(needs[id(pattern)] is None for pattern in patterns),
+        tuple(live),
+        tuple(literal for literal in live if literal.isascii()),
+        {literal: tuple(group) for literal, group in live.items()},
+    )
+
+
+class _Screen(NamedTuple):
+    problem: _Gate  # the hints that name a problem (`reported_problem`)
+    context: _Gate  # those that name the trainer's world, but the model's name (families)
+
+
+@cache
+def _screen() -> _Screen:
+    p = _patterns()
+    problem = [
+        *p.report_problem,
+        *(pattern for key, group in p.said if _names_a_problem(key) for pattern in group),
+    ]
+    return _Screen(_gate(problem), _gate([*p.report_context, *p.gpu_words]))
+
+
+def _matches(gate: _Gate, lines: Sequence[str], folded: str) -> bool:
+    """Does a pattern of `gate` match one of `lines` (`folded`: them, joined and folded)?"""
+    if gate.needs_none:
+        live: Sequence[re.Pattern[str]] = gate.patterns
+    else:
+        # One substring test a literal, as `_Prose` makes them: a regex alternation of the literals
+        # costs more (it tries every literal's first letter at every place).
+        pool = gate.ascii_literals if folded.isascii() else gate.literals
+        live = list(dict.fromkeys(p for literal in pool if literal in folded for p in gate.live[literal]))
+    return any(pattern.search(line) for pattern in live for line in lines)
+
+
+def may_report_problem(text: str) -> bool:
+    """False only when `reported_problem(read_prose(text))` is None for sure; much cheaper than
+    `read_prose` on chat, which names no problem or no context: the same patterns, tried only where
+    their needed literals are (as `read_prose` tries them), the problem's first."""
+    if not text.strip():
+        return False
+    lines = _lines(text)
+    folded = _fold("\n".join(lines))
+    screen = _screen()
+    if not _matches(screen.problem, lines, folded):
+        return False
+    if _matches(screen.context, lines, folded):
+        return True
+    line = first_line_naming_a_model(lines)
+    return line is not None and family_from_words(line) is not None

@@ -96,7 +96,7 @@ _JSON_BODY = LazyPattern(r'(?:[^"\\\n]++|\\.)*+')
 _JSON_ESCAPE = LazyPattern(r"\\.")
 
 
-def _prefix_tree(words: Iterable[str]) -> str:
+def prefix_tree(words: Iterable[str]) -> str:
     """An alternation of `words` written as a prefix tree ("ca(?:che|ption)"): the regex engine then
     reads a line's first letters once instead of once per word."""
     tree: dict[str, Any] = {}
@@ -128,7 +128,7 @@ def _config_line(keys: str) -> str:
 
 # Each line is matched after its line break (the first one after a break put in front of it): the
 # literal newline up front lets the regex engine jump from line to line instead of trying every position.
-_CONFIG_START = re.compile("\n" + _config_line(_prefix_tree(ALL_KEYS)))
+_CONFIG_START = re.compile("\n" + _config_line(prefix_tree(ALL_KEYS)))
 
 
 @cache
@@ -137,7 +137,7 @@ def _config_line_shape() -> re.Pattern[bytes]:
     matches the shape of every line that can start a config, and possibly a few more. Only long texts
     are read through their shapes, so it is built when the first one comes."""
     keys = {key.translate(_DIGITS_AS_ZERO) for key in ALL_KEYS}
-    return re.compile(("(?m)^" + _config_line(_prefix_tree(keys))).encode("ascii"))
+    return re.compile(("(?m)^" + _config_line(prefix_tree(keys))).encode("ascii"))
 
 
 _DIGITS_AS_ZERO = str.maketrans("0123456789", "0000000000")

@@ -111,6 +111,9 @@ class FakeEngine:
     def scrub(self, text: str, source: str) -> str:
         return re.sub(r"hf_[A-Za-z0-9]{10,}", "hf_REDACTED", text)
 
+    def may_be_case(self, inputs: Sequence[str]) -> bool:
+        return True  # the markers decide, in `diagnose`
+
     def kinds(self, text: str) -> InputKinds:
         return kinds_of_report(self.diagnose([text], locale=None, gpu_vram_gib=None, sources=["m"]))
 

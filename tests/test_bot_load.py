@@ -20,6 +20,7 @@ from bot.diagnosis_port import DiagnosisEngine
 from bot.listeners import WAITING
 from bot.workers import ProcessWorkers, WorkerLost
 from diagnosis.report import Report
+from diagnosis.screen import may_be_case
 from tests.bot_fakes import (
     BOT_ID,
     CONFIG,
@@ -299,6 +300,31 @@ async def test_chat_in_a_help_channel_is_screened_without_rendering(tmp_path: Pa
         case = Message(CONFIG, User(7), Channel(HELP))
         await bot.messages.on_message(case)  # type: ignore[arg-type]
         assert len(case.outbox) == 1 and engine.rendered == 1
+    finally:
+        await bot.close()
+
+
+class ScreeningEngine(RenderSpyEngine):
+    """The fake engine behind the engine's own screen."""
+
+    def may_be_case(self, inputs: Sequence[str]) -> bool:
+        return may_be_case(inputs)
+
+
+@pytest.mark.parametrize("inline", [4096, 0], ids=["on the loop", "on the engine pool"])
+async def test_chat_the_engine_screens_out_is_never_diagnosed(tmp_path: Path, inline: int) -> None:
+    engine = ScreeningEngine()
+    bot = OomBot(settings(tmp_path), engine, inline_input_chars=inline)
+    await bot.service.open_store()
+    try:
+        for line in ("hello, anyone around? thanks for the help yesterday", "おはようございます"):
+            chat = Message(line, User(7), Channel(HELP))
+            await bot.messages.on_message(chat)  # type: ignore[arg-type]
+            assert chat.outbox == []
+        assert engine.diagnosed == [] and engine.rendered == 0
+        case = Message(CONFIG, User(7), Channel(HELP))
+        await bot.messages.on_message(case)  # type: ignore[arg-type]
+        assert len(case.outbox) == 1 and len(engine.diagnosed) == 1 and engine.rendered == 1
     finally:
         await bot.close()
 

@@ -19,9 +19,9 @@ from diagnosis.intake import (
     _find_configs,
     _indent,
     _nested_below,
-    _prefix_tree,
     _region_at,
     _yaml_end,
+    prefix_tree,
 )
 from diagnosis.scrub import LineShapes
 
@@ -98,11 +98,11 @@ def test_shape_flags_keys_with_digits_and_capitals() -> None:
 
 
 def test_prefix_tree_matches_exactly_the_words() -> None:
-    tree = re.compile(f"(?:{_prefix_tree(_KEYS)})")
+    tree = re.compile(f"(?:{prefix_tree(_KEYS)})")
     for key in _KEYS:
         assert tree.fullmatch(key)
         assert not tree.fullmatch(key + "x")
-    assert _prefix_tree(["cache", "cache_latents", "cap"]) == "ca(?:che(?:_latents)?|p)"
+    assert prefix_tree(["cache", "cache_latents", "cap"]) == "ca(?:che(?:_latents)?|p)"
 
 
 def test_first_line_and_json_brace_positions() -> None:
