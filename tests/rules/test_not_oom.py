@@ -56,6 +56,7 @@ def test_a_log_that_gets_several_times_slower_is_a_slowdown() -> None:
         ("Starting job... のまま 1 時間たっても進みません", "stall", {"at": "job_start"}),
         ("Lokr training shows a geometric increase in training time.", "slowdown", {}),
         ("each epoch takes longer and longer with my LoRA", "slowdown", {}),
+        ("now training qwen loras is almost impossible with the extremly low speed", "slowdown", {}),
     ],
 )
 def test_symptoms_in_words(text: str, kind: str, extra: dict[str, object]) -> None:
