@@ -264,10 +264,11 @@ def model_cut(
     as the ladder leaves it before the rule's step (None: as pasted). None when the estimate cannot
     say (no family or card, a family the model does not hold, nothing fits): the rule keeps its table.
 
-    The memory model is imported here and only asked for a family and a card: a case whose rules cut
-    nothing, or cut for a model nobody named, never loads it (`diagnose()` stays as fast as before)."""
+    The memory model is imported here and only asked for a family and a card, and not on the ladder's
+    re-checks (`Facts.sizes_fixes`): a case whose rules cut nothing, or cut for a model nobody named,
+    never loads it."""
     values = list(candidates)
-    if not values or f.family is None or f.params_b is None or f.vram_gib is None:
+    if not (values and f.sizes_fixes) or f.family is None or f.params_b is None or f.vram_gib is None:
         return None
     from diagnosis.estimate.fit import largest_that_fits_on_card
 
