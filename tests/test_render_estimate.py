@@ -4,6 +4,7 @@ estimate is not even worked out there."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,24 @@ def test_a_step_the_ladder_did_not_count_shows_no_saving(monkeypatch: pytest.Mon
     assert [s.number for s in estimate.steps] == [2]
     # Batch 1 with GC still off: far above the card, far less saved than GC on would give.
     assert estimate.steps[0].fit.value == "over"
+
+
+def test_the_engine_sizes_only_the_steps_that_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Corpus 102: the batch and bucket rules size their fix once for the config as pasted and once
+    # more at their step; the ladder's re-checks of each corrected config size nothing.
+    # The package exports its function `fit` under the submodule's name.
+    fit_module = importlib.import_module("diagnosis.estimate.fit")
+    asked: list[str] = []
+    real = fit_module.largest_that_fits_on_card
+
+    def counted(facts: Facts, field: str, *args: object, **kw: object) -> int | None:
+        asked.append(field)
+        return real(facts, field, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fit_module, "largest_that_fits_on_card", counted)
+    diagnose([_case("102")])
+    assert sorted(asked) == ["batch", "batch", "bucket", "bucket"]
+    asked.clear()
+    diagnose([_case("107-sdxl-3060")])  # a log alone: nothing to size
+    diagnose([_case("103-qwen-image-2512")])  # no cutting rule fires
+    assert asked == []
