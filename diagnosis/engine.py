@@ -179,7 +179,15 @@ def _diagnose(
         )
         return run_rules(config_only)[0]
 
-    ladder = build_ladder(ranked, doc, recheck, limits, steps)
+    def resize(finding: Finding, edited: ConfigDoc) -> Finding | None:
+        # Sized by the memory estimate, which needs the model and the card; the config as the earlier
+        # steps leave it is read only for a finding that the estimate can size.
+        hook = spec(finding.rule_id).resize
+        if hook is None or facts.family is None or facts.params_b is None or facts.vram_gib is None:
+            return None
+        return hook(facts, read_config_facts(edited))
+
+    ladder = build_ladder(ranked, doc, recheck, limits, steps, resize)
     notes = _asked(facts, ranked, ladder) + _notes(intake, configs, logs, facts, ranked, limits)
     notes += [Note("rule_failed", {"rule_id": rule_id}) for rule_id in failed]
     return Report(

@@ -794,6 +794,7 @@ def build_facts(
     else:
         _read_prose(hints, facts, situational=False)
         _stated_or_assumed(facts, gpu_vram_gib)
+        facts.sizes_fixes = False
     facts.has_oom = (
         facts.fatal is not None
         or facts.gpu_oom

@@ -163,3 +163,6 @@ class Facts(Record):
     secret_kinds: list[str] = field(default_factory=list)
     secret_count: int = 0
     issues: list[str] = field(default_factory=list)  # config values of the wrong type, read as defaults
+    # False where a corrected config is re-checked alone: the rules only say whether they still fire,
+    # and no fix is sized by the memory estimate (the ladder sizes the step it keeps).
+    sizes_fixes: bool = True

@@ -34,6 +34,9 @@ _log = get_logger(__name__)
 _SEVERITY_TIER = {Severity.ERROR: 2, Severity.WARNING: 3, Severity.INFO: 4}
 
 Recheck = Callable[[ConfigDoc], list[Finding]]
+# A finding again, its fix sized for the config as the earlier steps leave it (RuleSpec.resize);
+# None keeps it as it is.
+Resize = Callable[[Finding, ConfigDoc], Finding | None]
 
 
 def _ranked(finding: Finding) -> bool:
@@ -171,6 +174,7 @@ class _Applier:
     """
 
     def __init__(self, doc: ConfigDoc, recheck: Recheck, limits: Limits, verify: int | None) -> None:
+        self.pasted = doc
         self.doc = doc  # the config with every step so far applied (data only)
         self.written = doc  # the config whose text holds every step so far, while all could be written
         self.recheck = recheck
@@ -181,6 +185,16 @@ class _Applier:
 
     def _ids(self, doc: ConfigDoc) -> set[str]:
         return {f.rule_id for f in self.recheck(doc)}
+
+    def resized(self, finding: Finding, resize: Resize | None) -> None:
+        """A fix the memory estimate sizes, sized again for the config the steps so far leave (the
+        rule sized it for the config as pasted): its finding takes the new cut, which the step then
+        makes, writes and re-checks."""
+        if resize is None or self.doc is self.pasted or spec(finding.rule_id).resize is None:
+            return
+        again = resize(finding, self.doc)
+        if again is not None and again.edits:
+            finding.params, finding.edits = again.params, again.edits
 
     def settled(self, rule_ids: Sequence[str]) -> bool:
         """An earlier step already removed every finding of this one (it fired on the config alone)."""
@@ -197,6 +211,7 @@ class _Applier:
             return
         written = self.written is self.doc
         self.doc, self.ids = new_doc, ids
+        step.applied = True
         if written and (self.verify is None or step.number <= self.verify):
             self._write(step)
 
@@ -240,16 +255,23 @@ def build_ladder(
     recheck: Recheck,
     limits: Limits = DEFAULT_LIMITS,
     verify: int | None = None,
+    resize: Resize | None = None,
 ) -> list[LadderStep]:
     """Ranked findings → ladder steps; corrected config text is cumulative over the steps.
 
     `verify`: how many steps get their corrected text written and verified (None: all of them).
+    `resize`: sizes a step's fix again for the config the steps before it leave (RuleSpec.resize).
     """
     applier = _Applier(doc, recheck, limits, verify) if doc is not None and doc.ok else None
+    by_id = {f.rule_id: f for f in ranked}
     steps: list[LadderStep] = []
     for rule_ids, edits in _group(ranked):
         if edits and applier is not None and steps and applier.settled(rule_ids):
             continue
+        if edits and applier is not None and len(rule_ids) == 1:
+            finding = by_id[rule_ids[0]]
+            applier.resized(finding, resize)
+            edits = list(finding.edits)
         step = LadderStep(number=len(steps) + 1, rule_ids=rule_ids, edits=edits)
         if edits and applier is not None:
             try:

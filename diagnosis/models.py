@@ -420,6 +420,8 @@ class LadderStep(Record):
     corrected_config: str | None = None  # the whole config text with this step's edits applied
     diff: str | None = None
     verified: bool = False  # re-parsed and re-checked: the fixed findings are gone, nothing new
+    # The ladder counted it as a change (its re-check passed): the later steps build on its edits.
+    applied: bool = False
 
 
 class Note(Record):

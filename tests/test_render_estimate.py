@@ -4,13 +4,18 @@ estimate is not even worked out there."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
 
-from diagnosis import diagnose
+from diagnosis import diagnose, engine
+from diagnosis.estimate.reply import reply_estimate
+from diagnosis.facts_model import Facts
+from diagnosis.models import Finding
 from diagnosis.render import estimate_view as estimate_view_module
 from diagnosis.render import message, render_cli
+from diagnosis.rules import spec
 from tests.conftest import CORPUS, EXAMPLES
 
 CONFIG = (EXAMPLES / "flux_lora_24gb_gc_off.yaml").read_text(encoding="utf-8")
@@ -102,3 +107,60 @@ def test_the_list_of_steps_stops_once_the_estimate_fits_with_margin(lang: str) -
     reply = render_cli(report, fmt="markdown", lang=lang)
     assert "**2. " in reply and "**3. " not in reply
     assert message("reply.estimate.enough", lang, number=2) in reply
+
+
+def test_a_cut_after_an_earlier_step_is_sized_for_the_config_that_step_leaves() -> None:
+    # Corpus 102: GC off, batch 4. As pasted (GC off) not even batch 1 fits 24 GB with the margin, so
+    # the rule alone keeps its table's 1; at its step GC is already on, and batch 2 fits.
+    report = diagnose([_case("102")], steps=None)  # every step written and verified
+    assert report.ladder[0].rule_ids[0] == "gc_off"
+    step = report.ladder[1]
+    assert step.rule_ids == ["batch_too_large"] and step.applied and step.verified
+    assert {e.path[-1]: e.value for e in step.edits} == {"batch_size": 2, "gradient_accumulation": 2}
+    finding = next(f for f in report.findings if f.rule_id == "batch_too_large")
+    assert finding.params["new_batch_size"] == 2 and finding.edits == step.edits
+    alone = spec("batch_too_large").check(report.facts)
+    assert alone is not None and alone.params["new_batch_size"] == 1
+
+
+def test_a_step_the_ladder_did_not_count_shows_no_saving(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The re-check of the config alone still finds GC off after step 1 (as a rule that misreads the
+    # fix would): the ladder does not count step 1, and step 2 builds on the config without it. The
+    # estimate's steps must be the ladder's: no saving for step 1, and step 2's with GC still off.
+    real = engine.run_rules
+
+    def stubborn(facts: Facts) -> tuple[list[Finding], list[str]]:
+        found, failed = real(facts)
+        if not facts.has_log and all(f.rule_id != "gc_off" for f in found):
+            found.append(spec("gc_off").finding())
+        return found, failed
+
+    monkeypatch.setattr(engine, "run_rules", stubborn)
+    report = diagnose([CONFIG, LOG])
+    assert report.ladder[0].rule_ids[0] == "gc_off" and not report.ladder[0].verified
+    estimate = reply_estimate(report)
+    assert estimate is not None
+    assert [s.number for s in estimate.steps] == [2]
+    # Batch 1 with GC still off: far above the card, far less saved than GC on would give.
+    assert estimate.steps[0].fit.value == "over"
+
+
+def test_the_engine_sizes_only_the_steps_that_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Corpus 102: the batch and bucket rules size their fix once for the config as pasted and once
+    # more at their step; the ladder's re-checks of each corrected config size nothing.
+    # The package exports its function `fit` under the submodule's name.
+    fit_module = importlib.import_module("diagnosis.estimate.fit")
+    asked: list[str] = []
+    real = fit_module.largest_that_fits_on_card
+
+    def counted(facts: Facts, field: str, *args: object, **kw: object) -> int | None:
+        asked.append(field)
+        return real(facts, field, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fit_module, "largest_that_fits_on_card", counted)
+    diagnose([_case("102")])
+    assert sorted(asked) == ["batch", "batch", "bucket", "bucket"]
+    asked.clear()
+    diagnose([_case("107-sdxl-3060")])  # a log alone: nothing to size
+    diagnose([_case("103-qwen-image-2512")])  # no cutting rule fires
+    assert asked == []

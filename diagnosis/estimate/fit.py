@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 
 from diagnosis.estimate.arch import constants
 from diagnosis.estimate.job import Job, job_from_facts
-from diagnosis.estimate.model import Estimate, PhaseEstimate, Span, estimate
+from diagnosis.estimate.model import GIB, Estimate, PhaseEstimate, Span, estimate
 from diagnosis.facts_model import Facts
-from diagnosis.record import replace
+from diagnosis.record import Record, replace
 
 # The log's phases → the model's (the first sample is a preview; saving happens after a step).
 PHASE_OF = {
@@ -65,24 +65,112 @@ def observed_floor(est: Estimate, phase: str, held_gib: float) -> Estimate:
     return replace(est, phases=tuple(out))
 
 
-def largest_that_fits(job: Job, field: str, candidates: Iterable[int], usable: float) -> int | None:
+class Floor(Record):
+    """What an OOM message proves, for the estimate of a changed config: the process held `held` GiB
+    at `phase` (the log's phase) with the config whose estimate is `before`. A change is credited with
+    what the model says it saves in that phase, and no more."""
+
+    phase: str
+    held: float
+    before: Estimate
+
+
+def held_in(facts: Facts) -> tuple[float, float | None] | None:
+    """(what the process held when it failed, the card's total) from the fatal OOM message of the
+    card, in GiB; None when there is none or it gives no figures."""
+    event = facts.fatal
+    if event is None or event.kind.on_host:
+        return None
+    held, _ = event.trainer_and_others()
+    if held is None:
+        return None
+    total = None if event.total_bytes is None else event.total_bytes / GIB
+    return (held + (event.tried_bytes or 0)) / GIB, total
+
+
+def raised(after: Estimate, floor: Floor | None) -> Estimate:
+    """`after` (the estimate of a changed config) never below what the OOM message proves less what
+    the change saves by the model in the phase where the run failed."""
+    if floor is None:
+        return after
+    name = PHASE_OF.get(floor.phase, "training_step")
+    before, now = floor.before.phase(name), after.phase(name)
+    if before is None or now is None:
+        return after
+    return observed_floor(after, floor.phase, floor.held - (before.total.mid - now.total.mid))
+
+
+def largest_that_fits(
+    job: Job,
+    field: str,
+    candidates: Iterable[int],
+    usable: float,
+    floor: Floor | None = None,
+    tied: Callable[[int], Mapping[str, int]] | None = None,
+) -> int | None:
     """The largest of `candidates` for `field` ("frames", "bucket", "batch") whose estimated peak fits
-    `usable` GiB with the margin; None when none does (or the family is not in the table)."""
+    `usable` GiB with the margin; None when none does (or the family is not in the table). `floor`:
+    what an OOM message proves (`raised`); `tied`: the other settings that go with a value (the
+    buckets a clip of that many frames keeps)."""
     for value in sorted(set(candidates), reverse=True):
-        est = estimate(replace(job, **{field: value}))
+        est = estimate(replace(job, **{field: value, **(tied(value) if tied is not None else {})}))
         if est is None:
             return None
-        if fit(est.peak.total, usable) is Fit.MARGIN:
+        if fit(raised(est, floor).peak.total, usable) is Fit.MARGIN:
             return value
     return None
 
 
-def largest_that_fits_on_card(facts: Facts, field: str, candidates: Iterable[int]) -> int | None:
-    """`largest_that_fits` for a rule: the job its Facts describe, on the card they name. None when
-    the family, its architecture or the card is not known, or nothing fits: the rule then keeps its
-    own table. A rule that cuts after another step of the ladder (GC, then the batch) should pass
-    Facts with that step applied, or it cuts further than needed."""
+def job_at(at: Facts, case: Job) -> Job:
+    """The job of a config as the ladder leaves it (`at`: what that config alone says), for the model
+    the case names, whatever the config alone resolves it to (a family read from the log)."""
+    facts = at.copy()
+    facts.family, facts.family_label, facts.params_b = case.family, case.label, case.params_b
+    facts.is_video = case.is_video
     job = job_from_facts(facts)
-    if job is None or facts.vram_gib is None:
+    assert job is not None  # the family and its size are set above
+    return job
+
+
+class CardFit(Record):
+    """A card's room for a cut: what it offers a process (GiB) and what an OOM message proves."""
+
+    job: Job  # the case's job, as pasted
+    usable: float
+    floor: Floor | None
+
+
+def card_fit(facts: Facts) -> CardFit | None:
+    """The case's job on its card, or None when the estimate cannot say: the family, its size, its
+    architecture or the card not known, or the host (not the card) ran out."""
+    job = job_from_facts(facts)
+    if job is None or facts.vram_gib is None or facts.host_oom is not None:
         return None
-    return largest_that_fits(job, field, candidates, usable_gib(facts.vram_gib))
+    before = estimate(job)
+    if before is None:
+        return None
+    seen = held_in(facts)
+    if seen is None:
+        return CardFit(job, usable_gib(facts.vram_gib), None)
+    held, total = seen
+    usable = total if total is not None else usable_gib(facts.vram_gib)
+    return CardFit(job, usable, Floor(facts.phase.value, held, before))
+
+
+def largest_that_fits_on_card(
+    facts: Facts,
+    field: str,
+    candidates: Iterable[int],
+    at: Facts | None = None,
+    tied: Callable[[int], Mapping[str, int]] | None = None,
+) -> int | None:
+    """`largest_that_fits` for a rule: the job its Facts describe, on the card they name, never below
+    what the OOM message proves. None when the family, its architecture or the card is not known, or
+    nothing fits: the rule then keeps its own table. `at`: the config as the ladder leaves it before
+    the rule's step (its facts alone), or the cut goes further than needed after an earlier step
+    (GC, then the batch)."""
+    card = card_fit(facts)
+    if card is None:
+        return None
+    job = card.job if at is None else job_at(at, card.job)
+    return largest_that_fits(job, field, candidates, card.usable, card.floor, tied)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from diagnosis.estimate.fit import PHASE_OF, Fit, fit, observed_floor, usable_gib
+from diagnosis.estimate.fit import Fit, Floor, fit, held_in, job_at, observed_floor, raised, usable_gib
 from diagnosis.estimate.job import Job, job_from_facts
-from diagnosis.estimate.model import GIB, Estimate, PhaseEstimate, Span, estimate
+from diagnosis.estimate.model import Estimate, PhaseEstimate, Span, estimate
 from diagnosis.facts import read_config_facts
 from diagnosis.ladder import with_edits
-from diagnosis.record import Record, replace
+from diagnosis.record import Record
 from diagnosis.report import Report
 
 
@@ -36,40 +36,22 @@ class ReplyEstimate(Record):
     enough_after: int | None  # the first step after which the estimate fits with the margin
 
 
-def _held(report: Report) -> tuple[float, float | None] | None:
-    """(what the process held when it failed, the card's total) from the fatal OOM message, in GiB."""
-    event = report.facts.fatal
-    if event is None or event.kind.on_host:
-        return None
-    held, _ = event.trainer_and_others()
-    if held is None:
-        return None
-    total = None if event.total_bytes is None else event.total_bytes / GIB
-    return (held + (event.tried_bytes or 0)) / GIB, total
-
-
-def _raised(est: Estimate, phase: str, held: float | None) -> Estimate:
-    return est if held is None else observed_floor(est, phase, held)
-
-
 def _step_jobs(report: Report, job: Job) -> Iterator[tuple[int, Job]]:
-    """The job after each ladder step that changes the config (the steps are cumulative). Yielded one
-    at a time: the caller stops at the first step after which the job fits, and each step re-reads the
-    config's facts."""
+    """The job after each ladder step that changes the config (the steps are cumulative), as the
+    ladder counted them: a step whose re-check failed is no change, and the later steps build on the
+    config without it. Yielded one at a time: the caller stops at the first step after which the job
+    fits, and each step re-reads the config's facts."""
     doc = report.config
     if doc is None or not doc.ok:
         return
     for step in report.ladder:
-        if not step.edits:
+        if not (step.edits and step.applied):
             continue
         edited = with_edits(doc, step.edits)
         if edited is None:
             continue
         doc = edited
-        after = job_from_facts(read_config_facts(doc))
-        if after is not None:
-            # The model is the one the case names, whatever the config alone resolves it to.
-            yield step.number, replace(after, family=job.family, label=job.label, params_b=job.params_b)
+        yield step.number, job_at(read_config_facts(doc), job)
 
 
 def no_estimate_reason(report: Report) -> str:
@@ -93,25 +75,20 @@ def reply_estimate(report: Report) -> ReplyEstimate | None:
     est = estimate(job) if job is not None else None
     if job is None or est is None:
         return None
-    seen = _held(report)
+    seen = held_in(facts)
     held, total = seen if seen is not None else (None, None)
     usable = total if total is not None else usable_gib(facts.vram_gib)
-    phase = PHASE_OF.get(facts.phase.value, "training_step")
-    raised = _raised(est, facts.phase.value, held)
-    peak = raised.peak
+    floor = None if held is None else Floor(facts.phase.value, held, est)
+    shown = est if held is None else observed_floor(est, facts.phase.value, held)
+    peak = shown.peak
     steps: list[StepSaving] = []
     enough: int | None = None
-    before_phase = est.phase(phase)
     for number, after_job in _step_jobs(report, job):
         after = estimate(after_job)
         if after is None:
             break
-        after_phase = after.phase(phase)
-        if held is not None and before_phase is not None and after_phase is not None:
-            # What the OOM message proves, less what the step saves in that phase by the model.
-            after = observed_floor(
-                after, facts.phase.value, held - (before_phase.total.mid - after_phase.total.mid)
-            )
+        # What the OOM message proves, less what the step saves in that phase by the model.
+        after = raised(after, floor)
         total_after = after.peak.total
         verdict = fit(total_after, usable)
         saving = max(0.0, peak.total.mid - total_after.mid)
@@ -120,7 +97,7 @@ def reply_estimate(report: Report) -> ReplyEstimate | None:
             enough = number
             break
     return ReplyEstimate(
-        est=raised,
+        est=shown,
         peak=peak,
         job=job,
         vram=facts.vram_gib,

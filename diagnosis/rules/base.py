@@ -143,6 +143,11 @@ class RuleSpec(NamedTuple):
     # bucket?"): the reply answers it directly, yes with the step and why (catalogue `answer_yes`), or
     # no and why (`answer_no`).
     asked_by: str | None = None
+    # A fix whose size the memory estimate chooses (how many frames, which buckets, which batch): the
+    # finding again for the config as the ladder leaves it before the rule's step (the second Facts:
+    # that config alone), so that a cut after an earlier step (GC, then the batch) goes no further
+    # than the card needs. None keeps the finding as it is.
+    resize: Callable[[Facts, Facts], Finding | None] | None = None
 
     def heard(self, f: Facts, name: str) -> Evidence | None:
         """The user's line that one of this rule's word lists matched, as evidence; None if none did."""
@@ -245,6 +250,38 @@ def checks_config(f: Facts) -> bool:
 def whole_config(f: Facts) -> bool:
     """Rules that read a missing key as the trainer's default need more than a fragment."""
     return f.config_parsed and f.config_shape != "fragment"
+
+
+def model_cut(
+    f: Facts,
+    at: Facts | None,
+    field: str,
+    candidates: Iterable[int],
+    tied: Callable[[int], Mapping[str, int]] | None = None,
+) -> int | None:
+    """The largest of `candidates` for `field` ("frames", "bucket", "batch") at which the memory
+    estimate fits the card with the margin, never below what an OOM message proves; `at`: the config
+    as the ladder leaves it before the rule's step (None: as pasted). None when the estimate cannot
+    say (no family or card, a family the model does not hold, nothing fits): the rule keeps its table.
+
+    The memory model is imported here and only asked for a family and a card, and not on the ladder's
+    re-checks (`Facts.sizes_fixes`): a case whose rules cut nothing, or cut for a model nobody named,
+    never loads it."""
+    values = list(candidates)
+    if not (values and f.sizes_fixes) or f.family is None or f.params_b is None or f.vram_gib is None:
+        return None
+    from diagnosis.estimate.fit import largest_that_fits_on_card
+
+    return largest_that_fits_on_card(f, field, values, at, tied)
+
+
+def sized_params(f: Facts, sized: bool, flag: str = "sized") -> dict[str, Any]:
+    """What the wording of a cut the estimate chose needs: its flag (`<flag>`, or `<flag>_assumed` on
+    a card the reply assumes) and the card's class in GB (`card_gb`)."""
+    if not sized:
+        return {}
+    assumed = f.vram_source == "assumed"
+    return {f"{flag}_assumed" if assumed else flag: True, "card_gb": f.vram_gib}
 
 
 def fmt_gib(value: float) -> float:

@@ -11,27 +11,36 @@ from diagnosis.rules.base import (
     checks_config,
     ev,
     family,
+    model_cut,
     path,
+    sized_params,
     step_oom,
     vram,
 )
 
 
-def _new_batch(batch: int, safe: int, after_oom: bool) -> int:
-    """1 after an OOM in a step (the article's safe start); else the largest divisor within the safe start."""
-    if after_oom:
-        return 1
-    return max(d for d in range(1, min(batch, max(safe, 1)) + 1) if batch % d == 0)
+def _new_batch(f: Facts, at: Facts | None, safe: int, after_oom: bool) -> tuple[int, bool]:
+    """(the batch after the fix, whether the memory estimate chose it). The estimate picks the largest
+    divisor of the batch (so that accumulation keeps the effective batch) below it and within the
+    card's safe start (a larger one the config alone would flag again) at which the job fits with
+    the margin. Without it: 1 after an OOM in a step (the article's safe start), else the largest
+    divisor within the safe start."""
+    batch = f.batch_size
+    divisors = [d for d in range(1, min(batch - 1, max(safe, 1)) + 1) if batch % d == 0]
+    sized = model_cut(f, at, "batch", divisors)
+    if sized is not None:
+        return sized, True
+    return (1 if after_oom else max(divisors)), False
 
 
-def check(f: Facts) -> Finding | None:
+def check(f: Facts, at: Facts | None = None) -> Finding | None:
     if not checks_config(f) or f.batch_size <= 1:
         return None
     safe = family(f).safe_batch_for(vram(f))
     in_step = step_oom(f)
     if not (in_step or f.batch_size > safe):
         return None
-    new_batch = _new_batch(f.batch_size, safe, in_step)
+    new_batch, sized = _new_batch(f, at, safe, in_step)
     factor = f.batch_size // new_batch
     edits = [ConfigEdit(path(f, "batch_size", ("train", "batch_size")), new_batch)]
     gas = f.gradient_accumulation_steps
@@ -71,6 +80,7 @@ def check(f: Facts) -> Finding | None:
     return SPEC.finding(
         evidence=ev(f, "batch_size", "oom" if in_step else "batch_size"),
         params={
+            **sized_params(f, sized),
             "batch_size": f.batch_size,
             "new_batch_size": new_batch,
             "new_accumulation": new_accumulation,
@@ -114,6 +124,7 @@ SPEC = RuleSpec(
     ),
     rank=20,
     check=check,
+    resize=check,
     params=frozenset(
         {
             "batch_size",
@@ -124,6 +135,9 @@ SPEC = RuleSpec(
             "legacy_accumulation",
             "steps",
             "new_steps",
+            "sized",
+            "sized_assumed",
+            "card_gb",
         }
     ),
     placement=Placement(

@@ -15,6 +15,8 @@ from diagnosis.rules.base import (
     family,
     gpu_oom,
     in_phases,
+    model_cut,
+    sized_params,
     step_oom,
     then_params,
     vram,
@@ -52,18 +54,28 @@ def _edits(f: Facts, over: bool, limit: int, largest: int) -> list[ConfigEdit]:
     return edits
 
 
-def check(f: Facts) -> Finding | None:
+def _cap(f: Facts, at: Facts | None, buckets: list[int], limit: int) -> tuple[int, bool]:
+    """(the largest bucket the fix keeps, whether the memory estimate chose it): the largest of the
+    user's buckets within the card's limit (a larger one the config alone would flag again) at which
+    the job fits with the margin; without the estimate, the limit."""
+    sized = model_cut(f, at, "bucket", [b for b in buckets if b <= limit])
+    return (limit, False) if sized is None else (sized, True)
+
+
+def check(f: Facts, at: Facts | None = None) -> Finding | None:
     from_config = bool(f.config_parsed and f.datasets)
     buckets = f.buckets if from_config else f.prose_buckets
     if not buckets:
         return None
-    limit = family(f).bucket_ok_for(vram(f))
+    table_limit = family(f).bucket_ok_for(vram(f))
     largest = max(buckets)
-    over = largest > limit
+    over = largest > table_limit
     in_step = step_oom(f)
     after_step_oom = in_step and largest >= _HIGH_RES and len(buckets) >= 2
     if not (over or after_step_oom):
         return None
+    # Only a fix that edits the config is sized: advice names no buckets to keep.
+    limit, sized = _cap(f, at, buckets, table_limit) if from_config and over else (table_limit, False)
     keep = sorted({r for ds in f.datasets for r in _kept(ds.resolutions, over, limit, largest)})
     if not from_config:
         keep = _kept(buckets, over, limit, largest)
@@ -77,8 +89,10 @@ def check(f: Facts) -> Finding | None:
     return SPEC.finding(
         evidence=[*evidence, *ev(f, "oom")] if in_step else evidence,
         # Exact buckets to keep are named only where the edit keeps them; advice names no buckets.
-        params={"max_bucket": largest, "limit": limit}
+        params=sized_params(f, sized)
+        | {"max_bucket": largest, "limit": table_limit}
         | ({"new_buckets": keep} if over else {"within": True})
+        | ({"new_max_bucket": max(keep)} if sized else {})
         # After a training step or while caching, the preview is not what failed: the next line
         # leaves it out.
         | then_params(f, prefix="" if in_step or f.phase in CACHING_PHASES else "preview_"),
@@ -106,8 +120,24 @@ SPEC = RuleSpec(
     reads=("buckets", "prose_buckets", "family", "vram_gib", "phase"),
     rank=25,
     check=check,
+    resize=check,
     # `step`: the ladder step a direct answer names (RuleSpec.asked_by).
-    params=frozenset({"max_bucket", "limit", "new_buckets", "within", "over", "then", "paths_off", "step"}),
+    params=frozenset(
+        {
+            "max_bucket",
+            "limit",
+            "new_buckets",
+            "within",
+            "over",
+            "then",
+            "paths_off",
+            "step",
+            "sized",
+            "sized_assumed",
+            "card_gb",
+            "new_max_bucket",
+        }
+    ),
     placement=Placement(
         phases={Phase.LATENT_CACHING: 10, Phase.TRAINING_STEP: 40},
         last_in=in_phases(Phase.MODEL_LOAD, Phase.QUANTIZE, Phase.SAVE),

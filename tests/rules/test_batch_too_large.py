@@ -3,6 +3,8 @@ when it fires and when not, its fix, and what the reply says of it in both langu
 
 from __future__ import annotations
 
+from diagnosis.estimate import largest_that_fits
+from diagnosis.estimate.fit import card_fit
 from diagnosis.models import Phase, Severity
 from tests.rules.helpers import (
     assert_fix_clears,
@@ -11,6 +13,7 @@ from tests.rules.helpers import (
     facts,
     in_step,
     shipped,
+    texts,
 )
 
 
@@ -109,3 +112,45 @@ def test_batch_fix_lowers_the_batch_and_keeps_the_effective_batch() -> None:
     text = shipped("train_lora_flux_24gb", ("batch_size: 1", "batch_size: 8"))
     found = assert_fix_clears("batch_too_large", text)
     assert found.params["effective_batch"] == 8
+
+
+# --- how far the fix cuts: the memory estimate, where the family and the card are known ---------------
+
+
+def test_the_estimate_chooses_the_largest_batch_that_fits_the_card() -> None:
+    f = facts(batch_size=8, gradient_checkpointing=True, vram_gib=32.0)  # FLUX on 32 GB starts at 4
+    card = card_fit(f)
+    assert card is not None
+    best = largest_that_fits(card.job, "batch", [1, 2, 4], card.usable, card.floor)
+    found = check("batch_too_large", f)
+    assert best == found.params["new_batch_size"] == 2  # below the table's 4
+    edits = {e.path: e.value for e in found.edits}
+    assert edits == {("train", "batch_size"): 2, ("train", "gradient_accumulation"): 4}
+    assert found.params["sized"] is True and found.params["card_gb"] == 32.0
+
+
+def test_without_a_card_the_batch_is_cut_as_before() -> None:
+    f = facts(batch_size=8, gradient_checkpointing=True, vram_gib=None)
+    found = check("batch_too_large", f)
+    assert found.params["new_batch_size"] == 4 and "sized" not in found.params
+
+
+def test_the_oom_message_wins_over_the_estimate() -> None:
+    # The process held 23.5 GiB of a 23.55 GiB card at batch 8: whatever the model says of batch 2,
+    # the estimate is never below that less what the cut saves, and nothing fits with the margin.
+    found = check("batch_too_large", in_step(facts(batch_size=8, gradient_checkpointing=True, vram_gib=32.0)))
+    assert found.params["new_batch_size"] == 1 and "sized" not in found.params
+
+
+def test_the_step_says_why_this_batch_in_both_languages() -> None:
+    f = facts(batch_size=8, gradient_checkpointing=True, vram_gib=32.0)
+    assert texts("batch_too_large", f, "en")["action"].endswith(
+        "the estimate fits 32 GB with margin at batch 2"
+    )
+    assert (
+        "バッチサイズ 2 なら VRAM 32 GB に余裕を持って収まります"
+        in texts("batch_too_large", f, "ja")["action"]
+    )
+    f.vram_source = "assumed"
+    assert "the assumed 32 GB card" in texts("batch_too_large", f, "en")["action"]
+    assert "VRAM 32 GB と仮定した GPU" in texts("batch_too_large", f, "ja")["action"]

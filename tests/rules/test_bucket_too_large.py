@@ -8,6 +8,8 @@ import re
 import pytest
 
 from diagnosis import diagnose
+from diagnosis.estimate import largest_that_fits
+from diagnosis.estimate.fit import card_fit
 from diagnosis.facts_model import DatasetFacts, Facts
 from diagnosis.models import Phase, Severity
 from diagnosis.render import message, render_cli, render_discord
@@ -175,3 +177,41 @@ def test_asked_about_buckets_the_card_holds_the_answer_is_no_and_why(lang: str) 
     )
     answer = next(line for line in text.splitlines() if message("reply.note.answer_prefix", lang) in line)
     assert re.search(r"\bno\b" if lang == "en" else "いいえ", answer.lower()), answer
+
+
+# --- how far the fix cuts: the memory estimate, where the family and the card are known ---------------
+
+BIG = [512, 768, 1024, 1280, 1536]
+
+
+def test_the_estimate_chooses_the_largest_of_the_users_buckets_that_fits() -> None:
+    # FLUX at batch 4 on 24 GB with every low-memory option on: the card's table keeps up to 1024,
+    # the estimate fits with the margin only up to 768.
+    f = facts(buckets=BIG, batch_size=4, vram_gib=24.0, **ALL_ON)
+    card = card_fit(f)
+    assert card is not None
+    best = largest_that_fits(card.job, "bucket", [512, 768, 1024], card.usable, card.floor)
+    result = found("bucket_too_large", f)
+    assert best == result.params["new_max_bucket"] == 768
+    assert result.params["new_buckets"] == [512, 768] and result.params["limit"] == 1024
+    assert {e.path: e.value for e in result.edits} == {("datasets", 0, "resolution"): [512, 768]}
+
+
+def test_without_a_card_the_buckets_are_cut_to_the_table() -> None:
+    result = found("bucket_too_large", facts(buckets=BIG, batch_size=4, vram_gib=None, **ALL_ON))
+    assert result.params["new_buckets"] == [512, 768, 1024] and "sized" not in result.params
+
+
+def test_a_family_the_model_does_not_hold_keeps_the_table() -> None:
+    f = facts(buckets=BIG, batch_size=4, vram_gib=24.0, **ALL_ON)
+    f.family = "not_in_the_memory_model"
+    result = found("bucket_too_large", f)
+    assert result.params["new_buckets"] == [512, 768, 1024] and "sized" not in result.params
+
+
+def test_the_step_says_why_these_buckets_in_both_languages() -> None:
+    f = facts(buckets=BIG, batch_size=4, vram_gib=24.0, **ALL_ON)
+    assert texts("bucket_too_large", f, "en")["action"] == (
+        "Train at 512, 768 only: the estimate fits 24 GB with margin up to 768"
+    )
+    assert "768 までなら VRAM 24 GB に余裕を持って収まります" in texts("bucket_too_large", f, "ja")["action"]
