@@ -166,3 +166,6 @@ class Facts(Record):
     # False where a corrected config is re-checked alone: the rules only say whether they still fire,
     # and no fix is sized by the memory estimate (the ladder sizes the step it keeps).
     sizes_fixes: bool = True
+    # The memory estimates already made for this case, by job (`diagnosis.estimate.fit.estimate_of`):
+    # the ladder sizes several steps from the same jobs. Never read as a fact.
+    estimates: dict[tuple[object, ...], object] = field(default_factory=dict)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -164,3 +165,19 @@ def test_the_engine_sizes_only_the_steps_that_cut(monkeypatch: pytest.MonkeyPatc
     diagnose([_case("107-sdxl-3060")])  # a log alone: nothing to size
     diagnose([_case("103-qwen-image-2512")])  # no cutting rule fires
     assert asked == []
+
+
+def test_one_case_estimates_each_job_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Corpus 102 sizes the batch and the bucket, each before and at its step, from the same jobs: the
+    # case's Facts remember each job's estimate, so no job is estimated twice in one diagnosis.
+    fit_module = importlib.import_module("diagnosis.estimate.fit")
+    jobs: list[tuple[object, ...]] = []
+    real = fit_module.estimate
+
+    def counted(job: Any, *args: Any) -> Any:
+        jobs.append(tuple(vars(job).values()) if hasattr(job, "__dict__") else (repr(job),))
+        return real(job, *args)
+
+    monkeypatch.setattr(fit_module, "estimate", counted)
+    diagnose([_case("102")])
+    assert jobs and len(jobs) == len(set(jobs))

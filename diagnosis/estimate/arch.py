@@ -91,9 +91,11 @@ def _arch(body: dict[str, Any]) -> Arch:
     )
 
 
+@cache
 def arch_for(family: str | None, label: str | None) -> Arch | None:
     """The architecture of a family, its variant picked by the family label ("Wan 2.1 1.3B");
-    None for a family the table does not hold."""
+    None for a family the table does not hold. Read from the data once per variant (the ladder asks
+    for several estimates of one case); nothing changes an Arch once it is built."""
     body = _raw()["families"].get(family or "")
     if body is None:
         return None

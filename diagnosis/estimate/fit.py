@@ -9,7 +9,7 @@ from diagnosis.estimate.arch import constants
 from diagnosis.estimate.job import Job, job_from_facts
 from diagnosis.estimate.model import GIB, Estimate, PhaseEstimate, Span, estimate
 from diagnosis.facts_model import Facts
-from diagnosis.record import Record, replace
+from diagnosis.record import Record, fields, replace
 
 # The log's phases → the model's (the first sample is a preview; saving happens after a step).
 PHASE_OF = {
@@ -23,6 +23,19 @@ PHASE_OF = {
     "training_step": "training_step",
     "save": "training_step",
 }
+
+
+def estimate_of(job: Job, memo: dict[tuple[object, ...], object] | None = None) -> Estimate | None:
+    """`estimate(job)`, remembered in `memo` (a case's `Facts.estimates`): the ladder sizes several
+    steps of one case (batch, bucket, frames, each on the config as the steps before it leave it)
+    from the same jobs. A Job is a record of plain values: equal values, equal estimates."""
+    if memo is None:
+        return estimate(job)
+    key = tuple(getattr(job, f.name) for f in fields(job))
+    if key not in memo:
+        memo[key] = estimate(job)
+    found = memo[key]
+    return found if isinstance(found, Estimate) else None
 
 
 class Fit(StrEnum):
@@ -107,13 +120,14 @@ def largest_that_fits(
     usable: float,
     floor: Floor | None = None,
     tied: Callable[[int], Mapping[str, int]] | None = None,
+    memo: dict[tuple[object, ...], object] | None = None,
 ) -> int | None:
     """The largest of `candidates` for `field` ("frames", "bucket", "batch") whose estimated peak fits
     `usable` GiB with the margin; None when none does (or the family is not in the table). `floor`:
     what an OOM message proves (`raised`); `tied`: the other settings that go with a value (the
     buckets a clip of that many frames keeps)."""
     for value in sorted(set(candidates), reverse=True):
-        est = estimate(replace(job, **{field: value, **(tied(value) if tied is not None else {})}))
+        est = estimate_of(replace(job, **{field: value, **(tied(value) if tied is not None else {})}), memo)
         if est is None:
             return None
         if fit(raised(est, floor).peak.total, usable) is Fit.MARGIN:
@@ -146,7 +160,7 @@ def card_fit(facts: Facts) -> CardFit | None:
     job = job_from_facts(facts)
     if job is None or facts.vram_gib is None or facts.host_oom is not None:
         return None
-    before = estimate(job)
+    before = estimate_of(job, facts.estimates)
     if before is None:
         return None
     seen = held_in(facts)
@@ -173,4 +187,4 @@ def largest_that_fits_on_card(
     if card is None:
         return None
     job = card.job if at is None else job_at(at, card.job)
-    return largest_that_fits(job, field, candidates, card.usable, card.floor, tied)
+    return largest_that_fits(job, field, candidates, card.usable, card.floor, tied, facts.estimates)

@@ -63,6 +63,11 @@ class PhaseEstimate(Record):
         return next((c.gib for c in self.components if c.name == name), ZERO)
 
 
+def _high_then_low(p: PhaseEstimate) -> tuple[float, float]:
+    total = p.total
+    return (total.high, total.low)
+
+
 class Estimate(Record):
     job: Job
     arch: Arch
@@ -70,7 +75,7 @@ class Estimate(Record):
 
     @property
     def peak(self) -> PhaseEstimate:
-        return max(self.phases, key=lambda p: (p.total.high, p.total.low))
+        return max(self.phases, key=_high_then_low)
 
     def phase(self, name: str) -> PhaseEstimate | None:
         return next((p for p in self.phases if p.phase == name), None)
