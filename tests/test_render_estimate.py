@@ -181,3 +181,25 @@ def test_one_case_estimates_each_job_once(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(fit_module, "estimate", counted)
     diagnose([_case("102")])
     assert jobs and len(jobs) == len(set(jobs))
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_step_after_which_the_peak_moves_or_stays_says_so(lang: str) -> None:
+    # FLUX.1 on 24 GB at batch 4 and 1536 px: batch 1 takes the training step below the model's load,
+    # which then is the peak; the bucket and preview steps after it leave that peak where it is, and
+    # do not repeat step 1's saving as theirs.
+    from tests.rules.helpers import shipped
+
+    text = shipped(
+        "train_lora_flux_24gb",
+        ("batch_size: 1", "batch_size: 4"),
+        ("resolution: [512, 768, 1024]", "resolution: [512, 768, 1024, 1280, 1536]"),
+        ("height: 1024", "height: 1536"),
+    )
+    report = diagnose([text], gpu_vram_gib=24, locale=lang)
+    out = render_cli(report, lang=lang)
+    moved = message("reply.estimate.phase.model_load", lang)
+    said = f"the peak is then at {moved}" if lang == "en" else f"ピークは{moved}に移ります"
+    assert said in out
+    stays = "After step 2: still" if lang == "en" else "手順 2 の後も約"
+    assert stays in out

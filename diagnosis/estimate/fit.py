@@ -113,6 +113,18 @@ def raised(after: Estimate, floor: Floor | None) -> Estimate:
     return observed_floor(after, floor.phase, floor.held - (before.total.mid - now.total.mid))
 
 
+# The phases that the batch, the buckets and the frames change. Loading and quantizing the model do
+# not depend on them: a load that does not fit is the low-VRAM and quantization rules' to fix, and no
+# cut of these makes it fit, so it is no reason for a cut to fire.
+_CUT_PHASES = ("latent_caching", "training_step")
+
+
+def _cut_peak(est: Estimate) -> Span:
+    """The highest of the phases a cut changes (the training step, latent caching)."""
+    totals = [p.total for p in est.phases if p.phase in _CUT_PHASES]
+    return max(totals, key=lambda t: (t.high, t.low)) if totals else est.peak.total
+
+
 def largest_that_fits(
     job: Job,
     field: str,
@@ -121,6 +133,7 @@ def largest_that_fits(
     floor: Floor | None = None,
     tied: Callable[[int], Mapping[str, int]] | None = None,
     memo: dict[tuple[object, ...], object] | None = None,
+    cut_only: bool = False,
 ) -> int | None:
     """The largest of `candidates` for `field` ("frames", "bucket", "batch") whose estimated peak fits
     `usable` GiB with the margin; None when none does (or the family is not in the table). `floor`:
@@ -130,7 +143,8 @@ def largest_that_fits(
         est = estimate_of(replace(job, **{field: value, **(tied(value) if tied is not None else {})}), memo)
         if est is None:
             return None
-        if fit(raised(est, floor).peak.total, usable) is Fit.MARGIN:
+        seen = raised(est, floor)
+        if fit(_cut_peak(seen) if cut_only else seen.peak.total, usable) is Fit.MARGIN:
             return value
     return None
 
@@ -177,6 +191,7 @@ def largest_that_fits_on_card(
     candidates: Iterable[int],
     at: Facts | None = None,
     tied: Callable[[int], Mapping[str, int]] | None = None,
+    cut_only: bool = False,
 ) -> int | None:
     """`largest_that_fits` for a rule: the job its Facts describe, on the card they name, never below
     what the OOM message proves. None when the family, its architecture or the card is not known, or
@@ -187,4 +202,14 @@ def largest_that_fits_on_card(
     if card is None:
         return None
     job = card.job if at is None else job_at(at, card.job)
-    return largest_that_fits(job, field, candidates, card.usable, card.floor, tied, facts.estimates)
+    return largest_that_fits(job, field, candidates, card.usable, card.floor, tied, facts.estimates, cut_only)
+
+
+def over_on_card(facts: Facts) -> bool:
+    """Whether the estimate says the case's job, as pasted, does not fit its card even at the low end
+    of its range (or what an OOM message proves): False when the estimate cannot say."""
+    card = card_fit(facts)
+    if card is None:
+        return False
+    est = estimate_of(card.job, facts.estimates)
+    return est is not None and fit(_cut_peak(raised(est, card.floor)), card.usable) is Fit.OVER

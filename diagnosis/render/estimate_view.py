@@ -26,6 +26,7 @@ class StepFitView(Record):
     high: str
     fit: str  # reply.estimate.fit.<fit>
     phase: str  # reply.estimate.phase.<phase>: where the peak is after the step
+    moved: bool = False  # the peak is then in another phase than now
 
 
 class EstimateView(Record):
@@ -86,10 +87,17 @@ def _view(e: ReplyEstimate) -> EstimateView:
     named = [c for c in e.peak.components if c.name != "overhead"]
     biggest = sorted(named, key=lambda c: c.gib.mid, reverse=True)[:SHOWN_PARTS]
     steps = []
+    before = e.peak.total.mid
     for s in e.steps:
         s_low, s_high = gib_range(s.total)
-        saving = gib(s.saving) if s.saving >= 0.05 else None
-        steps.append(StepFitView(s.number, saving, s_low, s_high, s.fit.value, s.phase))
+        # A step that leaves the peak where the step before it left it saves nothing of its own: the
+        # saving said is the whole of the steps so far, and only where this one lowers it further.
+        lowers = before - s.total.mid >= 0.05
+        saving = gib(s.saving) if s.saving >= 0.05 and lowers else None
+        before = s.total.mid
+        steps.append(
+            StepFitView(s.number, saving, s_low, s_high, s.fit.value, s.phase, s.phase != e.peak.phase)
+        )
     return EstimateView(
         low=low,
         high=high,

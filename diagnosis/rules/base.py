@@ -258,6 +258,7 @@ def model_cut(
     field: str,
     candidates: Iterable[int],
     tied: Callable[[int], Mapping[str, int]] | None = None,
+    cut_only: bool = False,
 ) -> int | None:
     """The largest of `candidates` for `field` ("frames", "bucket", "batch") at which the memory
     estimate fits the card with the margin, never below what an OOM message proves; `at`: the config
@@ -266,13 +267,25 @@ def model_cut(
 
     The memory model is imported here and only asked for a family and a card, and not on the ladder's
     re-checks (`Facts.sizes_fixes`): a case whose rules cut nothing, or cut for a model nobody named,
-    never loads it."""
+    never loads it. `cut_only`: only the phases a cut changes must fit (the training step, latent
+    caching), not the model's load, which no cut lowers."""
     values = list(candidates)
     if not (values and f.sizes_fixes) or f.family is None or f.params_b is None or f.vram_gib is None:
         return None
     from diagnosis.estimate.fit import largest_that_fits_on_card
 
-    return largest_that_fits_on_card(f, field, values, at, tied)
+    return largest_that_fits_on_card(f, field, values, at, tied, cut_only)
+
+
+def model_over(f: Facts) -> bool:
+    """Whether the memory estimate says the job as pasted does not fit the card at all (a reason for a
+    cutting rule to fire that its table alone misses: batch 4 is a safe start for FLUX.1 on 24 GB, not
+    at 1536 px). False where `model_cut` would not ask (no family or card, the ladder's re-checks)."""
+    if not f.sizes_fixes or f.family is None or f.params_b is None or f.vram_gib is None:
+        return False
+    from diagnosis.estimate.fit import over_on_card
+
+    return over_on_card(f)
 
 
 def sized_params(f: Facts, sized: bool, flag: str = "sized") -> dict[str, Any]:

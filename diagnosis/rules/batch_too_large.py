@@ -12,6 +12,8 @@ from diagnosis.rules.base import (
     ev,
     family,
     model_cut,
+    model_over,
+    no_oom_seen,
     path,
     sized_params,
     step_oom,
@@ -19,7 +21,9 @@ from diagnosis.rules.base import (
 )
 
 
-def _new_batch(f: Facts, at: Facts | None, safe: int, after_oom: bool) -> tuple[int, bool]:
+def _new_batch(
+    f: Facts, at: Facts | None, safe: int, after_oom: bool, over: bool = False
+) -> tuple[int, bool]:
     """(the batch after the fix, whether the memory estimate chose it). The estimate picks the largest
     divisor of the batch (so that accumulation keeps the effective batch) below it and within the
     card's safe start (a larger one the config alone would flag again) at which the job fits with
@@ -28,9 +32,13 @@ def _new_batch(f: Facts, at: Facts | None, safe: int, after_oom: bool) -> tuple[
     batch = f.batch_size
     divisors = [d for d in range(1, min(batch - 1, max(safe, 1)) + 1) if batch % d == 0]
     sized = model_cut(f, at, "batch", divisors)
+    if sized is None and over:
+        # Fired because the training step cannot fit: the batch at which that step fits, whatever
+        # the model's load needs (the low-VRAM rules' business).
+        sized = model_cut(f, at, "batch", divisors, cut_only=True)
     if sized is not None:
         return sized, True
-    return (1 if after_oom else max(divisors)), False
+    return (1 if after_oom or over else max(divisors)), False
 
 
 def check(f: Facts, at: Facts | None = None) -> Finding | None:
@@ -38,9 +46,13 @@ def check(f: Facts, at: Facts | None = None) -> Finding | None:
         return None
     safe = family(f).safe_batch_for(vram(f))
     in_step = step_oom(f)
-    if not (in_step or f.batch_size > safe):
+    # A config without a crash that the estimate says cannot fit at all: the table's safe start does
+    # not know the buckets (FLUX.1 at batch 4 is a safe start on 24 GB, not at 1536 px). After an
+    # OOM the log says where the memory went, and the table decides as before.
+    over = no_oom_seen(f) and model_over(f)
+    if not (in_step or f.batch_size > safe or over):
         return None
-    new_batch, sized = _new_batch(f, at, safe, in_step)
+    new_batch, sized = _new_batch(f, at, safe, in_step, over)
     factor = f.batch_size // new_batch
     edits = [ConfigEdit(path(f, "batch_size", ("train", "batch_size")), new_batch)]
     gas = f.gradient_accumulation_steps
@@ -81,6 +93,7 @@ def check(f: Facts, at: Facts | None = None) -> Finding | None:
         evidence=ev(f, "batch_size", "oom" if in_step else "batch_size"),
         params={
             **sized_params(f, sized),
+            **({"over": True} if over and not in_step and f.batch_size <= safe else {}),
             "batch_size": f.batch_size,
             "new_batch_size": new_batch,
             "new_accumulation": new_accumulation,
@@ -137,6 +150,7 @@ SPEC = RuleSpec(
             "new_steps",
             "sized",
             "sized_assumed",
+            "over",
             "card_gb",
         }
     ),

@@ -3,6 +3,8 @@ when it fires and when not, its fix, and what the reply says of it in both langu
 
 from __future__ import annotations
 
+import pytest
+
 from diagnosis.estimate import largest_that_fits
 from diagnosis.estimate.fit import card_fit
 from diagnosis.models import Phase, Severity
@@ -26,10 +28,31 @@ def test_batch_keeps_effective_batch_with_accumulation() -> None:
 
 
 def test_batch_over_safe_start_without_an_oom_uses_a_divisor() -> None:
-    found = check("batch_too_large", facts(batch_size=6))  # FLUX on 24 GB starts at 4
+    # SD 1.5 on 24 GB starts at 4: batch 6 goes to a divisor, the largest the estimate fits.
+    found = check("batch_too_large", facts("sd15", "runwayml/stable-diffusion-v1-5", batch_size=6))
     edits = {e.path: e.value for e in found.edits}
     assert edits == {("train", "batch_size"): 3, ("train", "gradient_accumulation"): 2}
     assert found.severity == Severity.WARNING
+
+
+@pytest.mark.parametrize(("batch", "buckets"), [(6, [512, 768, 1024]), (4, [512, 768, 1024, 1280, 1536])])
+def test_a_batch_the_estimate_says_cannot_train_goes_to_one(batch: int, buckets: list[int]) -> None:
+    # FLUX.1 on 24 GB: batch 4 is the table's safe start, but not at 1536 px, and batch 6 is over it;
+    # the estimate says a training step does not fit even at batch 2 or 3, so the cut is to batch 1.
+    found = check("batch_too_large", facts(batch_size=batch, buckets=buckets))
+    edits = {e.path: e.value for e in found.edits}
+    assert edits == {("train", "batch_size"): 1, ("train", "gradient_accumulation"): batch}
+    assert found.params.get("over") is (True if batch == 4 else None)
+
+
+def test_the_estimate_fires_the_batch_rule_only_on_a_config_without_a_crash() -> None:
+    # With an OOM the log says where the memory went (here the preview): the table decides as before.
+    within = facts(batch_size=4, buckets=[512, 768, 1024, 1280, 1536])
+    assert check("batch_too_large", within) is not None
+    within.gpu_oom, within.phase = True, Phase.FIRST_SAMPLE
+    assert check("batch_too_large", within) is None
+    # A batch the estimate fits is left alone.
+    assert check("batch_too_large", facts(batch_size=2)) is None
 
 
 def test_batch_moves_the_legacy_accumulation_and_keeps_the_updates() -> None:
