@@ -161,6 +161,11 @@ def test_reading_words_never_fails_and_quotes_the_users_lines(text: str) -> None
         ("I have 64GB RAM and a 4090", None, None),
         ("Wan 2.2 14B gets stuck at Loading checkpoint shards forever", None, "model_load"),
         ("Quantizing transformer で止まったまま進みません", None, "quantize"),
+        # The same phases said in Japanese as in English (a review found Japanese posts got none).
+        ("トレーニングは正常に開始し、数ステップ後に停止します。メモリ不足です", None, "training_step"),
+        ("it crashes with out of memory after a few steps", None, "training_step"),
+        ("それでも Transformer の読み込み中に OOM になります", None, "model_load"),
+        ("学習の途中でメモリ不足になります", None, "training_step"),
     ],
 )
 def test_a_size_and_a_phase_in_words(text: str, vram: float | None, phase: str | None) -> None:
