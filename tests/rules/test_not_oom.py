@@ -45,6 +45,13 @@ def test_a_log_that_gets_several_times_slower_is_a_slowdown() -> None:
             {},
         ),
         ("訓練中にターミナルが直接退出，无报错信息", "silent_exit", {}),
+        (
+            "It gets to the Quantizing UMT5EncoderModel part then just ends with no error or crash,"
+            " it just goes back to (venv) C:\\AITOOLKIT\\ai-toolkit>",
+            "silent_exit",
+            {},
+        ),
+        ("量子化の途中で、エラーも出ずにプロンプトに戻ってしまいます", "silent_exit", {}),
         # The job never got going: the UI's "Starting job..." or a job left in the queue.
         (
             "I have installed the toolkit but when I click start it says starting but nothing happens.",
