@@ -75,13 +75,13 @@ def _answers(facts: Facts) -> list[Note]:
     answers: list[Note] = []
     family, vram = facts.family_info, facts.vram_gib
     known_card = vram is not None and facts.vram_source not in (None, "assumed")
-    if "words.asks_fit" in facts.said and family is not None and family.min_vram and known_card and vram:
-        params = {
-            "family_label": facts.family_label or family.label,
-            "vram": f"{vram:g}",
-            "min": f"{family.min_vram:g}",
-        }
-        answers.append(Note("answer_fits" if vram >= family.min_vram else "answer_too_small", params))
+    if "words.asks_fit" in facts.said and family is not None and family.min_vram:
+        params = {"family_label": facts.family_label or family.label, "min": f"{family.min_vram:g}"}
+        if known_card and vram:
+            params["vram"] = f"{vram:g}"
+            answers.append(Note("answer_fits" if vram >= family.min_vram else "answer_too_small", params))
+        else:  # "what is the lowest VRAM for FLUX?": what the model needs, for any card
+            answers.append(Note("answer_min", params))
     if "words.asks_card_dying" in facts.said:
         answers.append(Note("answer_card_ok"))
     return answers

@@ -54,3 +54,27 @@ def test_a_size_asked_about_in_japanese_is_the_card_and_is_not_asked_again() -> 
     assert (report.facts.vram_gib, report.facts.vram_source) == (24.0, "user_words")
     assert report.notes[0].id == "answer_fits"
     assert all("gpu" not in f.params.get("missing", []) for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("what is the lowest vram i can train flux lora?", "answer_min"),
+        ("How much vram is needed to train hidream lora 3 months later? Still 36gb?", "answer_min"),
+        ("So, no chance to train a Lora with a 4070 TI Super of 16Gb? FLUX", "answer_fits"),
+        ("Wan 2.2 14B の学習に必要な VRAM はどのくらいですか？", "answer_min"),
+    ],
+)
+def test_how_much_the_model_needs_is_answered_without_a_card(text: str, answer: str) -> None:
+    assert notes(text)[0] == answer
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_question_answered_heads_a_reply_that_otherwise_only_asks(lang: str) -> None:
+    # The answer is the headline; asking for a config and a log is the last part, not the first line.
+    report = diagnose(["what is the lowest vram i can train flux lora?"], locale=lang)
+    text = render_cli(report, lang=lang)
+    first = text.splitlines()[0]
+    assert first.startswith("To your question" if lang == "en" else "ご質問について")
+    assert "10" in first
+    assert text.count("To your question" if lang == "en" else "ご質問について") == 1

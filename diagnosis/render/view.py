@@ -131,6 +131,8 @@ class ReplyView(NamedTuple):
     verdict_params: dict[str, Any]  # its params as a sentence may quote them
     gc_involved: bool
     notes: list[tuple[str, dict[str, Any]]]
+    # A direct answer to the user's question that heads a reply which otherwise only asks for more.
+    answer: tuple[str, dict[str, Any]] | None
     secret: Finding | None
     regression: Finding | None
     question: list[str]
@@ -491,6 +493,10 @@ def _with_finding(report: Report, params: dict[str, Any]) -> dict[str, Any]:
     return {**usable_params(rid, dict(finding.params)), **params}
 
 
+# The notes that answer a question about the model and the card (diagnosis.engine._answers).
+_ANSWERS = frozenset({"answer_fits", "answer_too_small", "answer_min"})
+
+
 def _notes(report: Report, question: list[str]) -> list[tuple[str, dict[str, Any]]]:
     notes = [(n.id, _with_finding(report, dict(n.params))) for n in report.notes]
     if _gc_on_by_default(report):
@@ -660,6 +666,11 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         dropped = len(steps) - estimate.enough_after
         steps = [s for s in steps if s.number <= estimate.enough_after]
 
+    notes = _notes(report, question)
+    # "What is the lowest VRAM for FLUX?" with nothing else: the answer is the headline, the request
+    # for a config and a log comes after it.
+    only_asks = kind == "question" and not has_oom
+    answer = next((n for n in notes if n[0] in _ANSWERS), None) if only_asks else None
     return ReplyView(
         lang=lang,
         kind=kind,
@@ -680,7 +691,8 @@ def build_view(report: Report, lang: str, step: int = 1) -> ReplyView:
         verdict_shape=shape,
         verdict_params=usable_params(verdict.rule_id, dict(verdict.params)) if verdict is not None else {},
         gc_involved=any(spec(rid).group == "gc" for rid in by_id),
-        notes=_notes(report, question),
+        notes=[n for n in notes if n is not answer],
+        answer=answer,
         secret=notice,
         regression=partial
         if partial is not None and (kind != "diagnosis" or partial.rule_id not in listed)
