@@ -395,6 +395,24 @@ def _read_model(cfg: _Config, facts: Facts) -> None:
     if not present:
         offload, _ = cfg.bool("layer_offloading", ("model", "auto_memory"), False)
     facts.layer_offloading = offload
+    facts.qtype_te = cfg.str("qtype_te", ("model", "qtype_te"))
+    if offload:
+        share = "layer_offloading_transformer_percent", "layer_offloading_text_encoder_percent"
+        facts.offload_share = _share(cfg, "offload_share", ("model", share[0]))
+        facts.te_offload_share = _share(cfg, "te_offload_share", ("model", share[1]))
+
+
+def _share(cfg: _Config, fact: str, path: KeyPath) -> float:
+    """A fraction from 0 to 1 (the layer-offloading percents, which the trainer defaults to 1.0);
+    anything else reads as that default."""
+    value = cfg.value(path)
+    if value is MISSING:
+        cfg.facts.defaulted.add(fact)
+        return 1.0
+    cfg.note(fact, path, value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return min(1.0, max(0.0, float(value)))
+    return 1.0
 
 
 def _read_train(cfg: _Config, facts: Facts) -> None:

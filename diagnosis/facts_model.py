@@ -74,6 +74,11 @@ class Facts(Record):
     quantize_te: bool = False
     low_vram: bool = False
     layer_offloading: bool = False
+    # With layer offloading: the share of the transformer's and the text encoder's layers kept in host
+    # RAM (`layer_offloading_transformer_percent`, `..._text_encoder_percent`, 1.0 by default).
+    offload_share: float = 0.0
+    te_offload_share: float = 0.0
+    qtype_te: str | None = None
     network_rank: int | None = None
 
     # --- data

@@ -40,6 +40,7 @@ class Constants(Record):
     block_bytes: Pair
     checkpoint_bytes: float
     recompute_blocks: float
+    te_offload_in_flight: float
     sample_block_bytes: Pair
     vae_decode_gib_per_mp: Pair
     vae_encode_gib_per_mp: Pair

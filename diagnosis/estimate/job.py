@@ -23,6 +23,9 @@ class Job(Record):
     quantize_te: bool = False
     low_vram: bool = False
     layer_offloading: bool = False
+    offload_share: float = 1.0  # of the transformer's layers, with layer offloading
+    te_offload_share: float = 0.0  # of the text encoder's layers, with layer offloading
+    qtype_te: str = "qfloat8"
     unload_te: bool = False
     cache_te: bool = False
     train_te: bool = False
@@ -57,6 +60,9 @@ def job_from_facts(facts: Facts) -> Job | None:
         quantize_te=facts.quantize_te,
         low_vram=facts.low_vram,
         layer_offloading=facts.layer_offloading,
+        offload_share=facts.offload_share if facts.layer_offloading else 1.0,
+        te_offload_share=facts.te_offload_share if facts.layer_offloading else 0.0,
+        qtype_te=facts.qtype_te or "qfloat8",
         unload_te=facts.unload_text_encoder,
         cache_te=facts.cache_text_embeddings,
         train_te=facts.train_text_encoder,

@@ -116,8 +116,13 @@ def _transformer(c: Constants, job: Job, arch: Arch) -> tuple[Span, Span]:
     if job.quantize and "|" in job.qtype:
         resident = resident.plus(Span(*c.ara_adapter_gib))
     if job.layer_offloading:
-        # The layers live in pinned host RAM and stream in one at a time, two in flight.
-        resident = Span(resident.low * 2 / arch.blocks, resident.high * 4 / arch.blocks)
+        # The offloaded share of the layers lives in pinned host RAM and streams in, two to four
+        # blocks' worth in flight; the rest stays on the GPU.
+        kept = 1.0 - job.offload_share
+        resident = Span(
+            resident.low * (kept + job.offload_share * 2 / arch.blocks),
+            resident.high * (kept + job.offload_share * 4 / arch.blocks),
+        )
     one_expert = _gib(job.params_b, dtype_bytes)
     if job.layer_offloading or (job.quantize and job.low_vram):
         # Quantized block by block, each block parked as it is done: one block at load precision.
@@ -136,10 +141,14 @@ def _text_encoder(c: Constants, job: Job, arch: Arch) -> tuple[Span, Span]:
     """(resident, the peak while it arrives)."""
     dtype_bytes = _dtype_bytes(c, job.dtype)
     if job.quantize_te and not job.train_te:
-        per = quantized_bytes(c, "qfloat8", dtype_bytes)
+        per = quantized_bytes(c, job.qtype_te, dtype_bytes)
     else:
         per = Span(dtype_bytes, dtype_bytes)
     resident = per.times(_gib(arch.te_params_b, 1.0))
+    if job.layer_offloading and job.te_offload_share > 0:
+        # Its offloaded layers stream in from host RAM as the transformer's do (a few in flight).
+        kept = 1.0 - job.te_offload_share
+        resident = resident.times(kept + job.te_offload_share * c.te_offload_in_flight)
     full = _gib(arch.te_params_b, dtype_bytes)
     arriving = resident if job.low_vram else Span(full, full)
     return resident, arriving

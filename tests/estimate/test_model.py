@@ -103,6 +103,41 @@ def test_layer_offloading_keeps_a_few_blocks_on_the_gpu() -> None:
     assert offloaded.high < on_gpu.low / 10
 
 
+def test_layer_offloading_keeps_the_share_it_does_not_offload() -> None:
+    job = Job(family="qwen_image", label="Qwen-Image", params_b=20, quantize=True, layer_offloading=True)
+    on_gpu = _train(replace(job, layer_offloading=False), "weights")
+    half = _train(replace(job, offload_share=0.5), "weights")
+    # Half the layers stay (half the weights), plus a few blocks of the other half in flight.
+    assert on_gpu.low / 2 < half.low < on_gpu.low / 2 * 1.1
+    assert _train(replace(job, offload_share=0.0), "weights") == on_gpu
+
+
+def test_the_text_encoder_offloaded_and_its_own_qtype() -> None:
+    job = Job(family="flux2_klein", label="FLUX.2 klein 9B", params_b=9, quantize=True, quantize_te=True)
+    resident = _train(job, "text_encoder")
+    offloaded = _train(replace(job, layer_offloading=True, te_offload_share=1.0), "text_encoder")
+    assert offloaded.high <= resident.high * 0.11
+    # qtype_te is read: a 4-bit text encoder holds about half what a float8 one does.
+    four_bit = _train(replace(job, qtype_te="uint4"), "text_encoder")
+    assert four_bit.high < resident.high * 0.7
+
+
+def test_the_offload_percents_and_qtype_te_come_from_the_config() -> None:
+    from diagnosis import diagnose
+
+    config = (
+        "job: extension\nconfig:\n  process:\n    - type: sd_trainer\n      model:\n"
+        "        name_or_path: black-forest-labs/FLUX.2-klein-base-9B\n        arch: flux2_klein_9b\n"
+        "        quantize: true\n        qtype_te: uint4\n        layer_offloading: true\n"
+        "        layer_offloading_transformer_percent: 0.6\n"
+        "        layer_offloading_text_encoder_percent: 1\n"
+    )
+    facts = diagnose([config]).facts
+    assert (facts.offload_share, facts.te_offload_share, facts.qtype_te) == (0.6, 1.0, "uint4")
+    job = job_from_facts(facts)
+    assert job is not None and (job.offload_share, job.te_offload_share) == (0.6, 1.0)
+
+
 def test_wan22_holds_both_experts_without_low_vram() -> None:
     job = Job(
         family="wan22_14b", label="Wan 2.2 14B", params_b=14, is_video=True, quantize=True, low_vram=True
