@@ -60,6 +60,10 @@ def _te_params(f: Facts, cached: bool) -> dict[str, object]:
     return params
 
 
+# Layer offloading of at least this share of the text encoder keeps it off the GPU between uses.
+_TE_OFFLOADED = 0.9
+
+
 def _can_unload(f: Facts) -> dict[str, object]:
     # Last among the params: its `when_can_unload` texts (the UI path and effect naming Unload TE)
     # give way to those of the flags before it (cached, drops_dropout).
@@ -85,6 +89,8 @@ def check_text_encoder(f: Facts) -> Finding | None:
         return None
     if f.unload_text_encoder or f.cache_text_embeddings or f.train_text_encoder:
         return None
+    if f.layer_offloading and f.te_offload_share >= _TE_OFFLOADED:
+        return None  # the encoder's layers live in host RAM and stream in: caching frees little VRAM
     needed = vram(f) <= fam.te_offload_up_to
     unquantized_big = not f.quantize_te and te.gib >= _TE_BIG_GIB and vram(f) <= _TE_BIG_VRAM
     if not (needed or unquantized_big):
@@ -119,6 +125,8 @@ SPEC = RuleSpec(
         "cache_text_embeddings",
         "train_text_encoder",
         "quantize_te",
+        "layer_offloading",
+        "te_offload_share",
         "family",
         "vram_gib",
         "caption_dropout_max",

@@ -44,6 +44,13 @@ def test_text_encoder_already_cached() -> None:
     assert check("text_encoder_not_unloaded_or_cached", f) is None
 
 
+@pytest.mark.parametrize(("share", "fires"), [(1.0, False), (0.9, False), (0.3, True)])
+def test_text_encoder_offloaded_by_layer_offloading(share: float, fires: bool) -> None:
+    # Its layers in host RAM, streamed in: caching the embeddings would free little VRAM.
+    f = facts(arch="qwen_image", name="Qwen/Qwen-Image", layer_offloading=True, te_offload_share=share)
+    assert (check("text_encoder_not_unloaded_or_cached", f) is not None) is fires
+
+
 def test_text_encoder_user_says_it_stays() -> None:
     quote = "the text encoder is not being unloaded"
     f = Facts(said={"text_encoder_not_unloaded_or_cached.te_not_released": quote})
