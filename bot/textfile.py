@@ -10,8 +10,11 @@ imports nothing of Discord, since the workers import it.
 from __future__ import annotations
 
 import hashlib
+import operator
+import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, SupportsIndex
 
 _BOMS = (b"\xff\xfe", b"\xfe\xff")
 
@@ -64,6 +67,11 @@ class RawText:
 
     def decode(self) -> str:
         return read_text(self.data, self.cap, self.size)
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        # From protocol 5 a pickler may take the bytes out of band, uncopied (`bot.workers.send_job`).
+        data = pickle.PickleBuffer(self.data) if operator.index(protocol) >= 5 else self.data
+        return (RawText, (data, self.cap, self.size))
 
 
 def as_text(content: str | RawText) -> str:

@@ -3,6 +3,7 @@ it and packs what the store keeps, and only that small blob comes back."""
 
 from __future__ import annotations
 
+import multiprocessing
 import pickle
 import threading
 from pathlib import Path
@@ -17,7 +18,7 @@ from bot.diagnosis_port import DiagnosisEngine
 from bot.inputs import read_attachment
 from bot.store import STORED_TAIL_BYTES, stored_tail, unpack_inputs
 from bot.textfile import RawText, read_text, tail_bytes, texts_hash
-from bot.workers import ProcessWorkers
+from bot.workers import ProcessWorkers, recv_job, send_job
 from diagnosis.scrub import scrub
 from tests.bot_fakes import BOT_ID, HELP, Channel, FakeAttachment, Message, PartialTarget, User, make_bot
 
@@ -138,3 +139,21 @@ async def test_the_bot_decodes_a_big_attachment_only_where_it_diagnoses_it(
         assert all(name.startswith("oomcheck-engine") for name in spy.threads), spy.threads
     finally:
         await bot.close()
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray])
+def test_a_file_goes_to_a_worker_out_of_band_not_inside_the_pickle(kind: type[bytes | bytearray]) -> None:
+    data = kind(progress_log(30_000).encode())
+    job = (engine_jobs.inputs_digest, (("train.log",), (RawText(data, len(data), len(data)),)), {})
+    sender, receiver = multiprocessing.Pipe()
+    with sender, receiver:
+        # A pipe holds far less than the file: the sending end writes while the other end reads.
+        threading.Thread(target=send_job, args=(sender, job), daemon=True).start()
+        head = receiver.recv_bytes()
+        assert len(head) < 4096  # the pickle names the job; the megabytes follow as they are
+        assert receiver.recv_bytes() == data
+        threading.Thread(target=send_job, args=(sender, job), daemon=True).start()
+        fn, args, kwargs = recv_job(receiver)
+    assert fn is engine_jobs.inputs_digest and kwargs == {}
+    ((raw,),) = args[1:]
+    assert isinstance(raw, RawText) and raw.data == data and (raw.cap, raw.size) == (len(data), len(data))
