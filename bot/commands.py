@@ -98,8 +98,9 @@ async def _history(
         messages.append((message, own))
 
     read = [(message, gathered) for message, gathered in messages if gathered.inputs]
-    texts = ["\n".join(i.text for i in gathered.inputs) for _, gathered in read]
-    kinds = await service.run_engine(engine_jobs.kinds_of_each, texts)
+    # Attachments stay bytes here: the worker reads them.
+    contents = [tuple(i.content for i in gathered.inputs) for _, gathered in read]
+    kinds = await service.run_engine(engine_jobs.kinds_of_each, contents)
     candidates = [
         Candidate(message_id=message.id, author_id=message.author.id, inputs=gathered.inputs, kinds=kind)
         for (message, gathered), kind in zip(read, kinds, strict=True)

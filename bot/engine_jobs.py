@@ -123,8 +123,9 @@ def kinds(engine: EnginePort, text: str) -> InputKinds:
     return engine.kinds(text)
 
 
-def kinds_of_each(engine: EnginePort, texts: Sequence[str]) -> list[InputKinds]:
-    return [engine.kinds(text) for text in texts]
+def kinds_of_each(engine: EnginePort, messages: Sequence[Sequence[str | RawText]]) -> list[InputKinds]:
+    """What each message holds, from its inputs read as one text."""
+    return [engine.kinds("\n".join(as_text(content) for content in inputs)) for inputs in messages]
 
 
 _WARM_UP = (

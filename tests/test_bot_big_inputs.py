@@ -157,3 +157,22 @@ def test_a_file_goes_to_a_worker_out_of_band_not_inside_the_pickle(kind: type[by
     assert fn is engine_jobs.inputs_digest and kwargs == {}
     ((raw,),) = args[1:]
     assert isinstance(raw, RawText) and raw.data == data and (raw.cap, raw.size) == (len(data), len(data))
+
+
+async def test_a_big_attachment_in_the_history_is_read_where_it_is_diagnosed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.commands import _history
+    from tests.test_bot_app import HistoryChannel
+
+    spy = DecodeSpy(monkeypatch)
+    bot = await make_bot(tmp_path, history_depth=5)
+    try:
+        log = FakeAttachment("train.log", progress_log(20_000).encode())
+        channel = HistoryChannel([Message("", User(7), Channel(HELP), attachments=[log])])
+        gathered = await _history(bot.service, channel, None)  # type: ignore[arg-type]
+        assert [i.source for i in gathered.inputs] == ["train.log"]
+        assert isinstance(gathered.inputs[0].content, RawText)
+        assert spy.threads and all(name.startswith("oomcheck-engine") for name in spy.threads), spy.threads
+    finally:
+        await bot.close()
