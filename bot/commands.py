@@ -19,6 +19,7 @@ from bot.inputs import (
     Gathered,
     SourcedText,
     gather_message,
+    input_size,
     merge,
     parse_message_ref,
     read_attachment,
@@ -30,6 +31,7 @@ from bot.request import Request
 from bot.send import NO_MENTIONS, Outgoing, from_text
 from bot.service import ReplyService
 from bot.store import Answer, GuildSettings
+from bot.textfile import RawText
 from bot.translator import catalogue_lookup, key_str
 from locales import LANGUAGES
 
@@ -69,6 +71,11 @@ async def _send_text(interaction: discord.Interaction, outgoing: Outgoing) -> No
     await interaction.edit_original_response(**outgoing.edit_kwargs())
 
 
+def _bytes_held(item: SourcedText) -> int:
+    content = item.content
+    return len(content.data) if isinstance(content, RawText) else len(content.encode())
+
+
 async def _history(
     service: ReplyService, channel: discord.abc.Messageable, author_id: int | None
 ) -> Gathered:
@@ -87,19 +94,20 @@ async def _history(
             bot_user_id=user.id if user else None,
             files=budget > 0,
         )
-        budget -= sum(len(i.text.encode()) for i in own.inputs if i.source != "message")
+        budget -= sum(_bytes_held(i) for i in own.inputs if i.source != "message")
         messages.append((message, own))
 
     read = [(message, gathered) for message, gathered in messages if gathered.inputs]
-    texts = ["\n".join(i.text for i in gathered.inputs) for _, gathered in read]
-    kinds = await service.run_engine(engine_jobs.kinds_of_each, texts)
+    # Attachments stay bytes here: the worker reads them.
+    contents = [tuple(i.content for i in gathered.inputs) for _, gathered in read]
+    kinds = await service.run_engine(engine_jobs.kinds_of_each, contents)
     candidates = [
         Candidate(message_id=message.id, author_id=message.author.id, inputs=gathered.inputs, kinds=kind)
         for (message, gathered), kind in zip(read, kinds, strict=True)
     ]
     chosen = select_from_history(candidates, author_id=author_id)
     inputs = tuple(
-        SourcedText(f"message {n}" if item.source == "message" else item.source, item.text)
+        SourcedText(f"message {n}" if item.source == "message" else item.source, item.content)
         for n, candidate in enumerate(chosen, start=1)
         for item in candidate.inputs
     )
@@ -418,9 +426,9 @@ class OomCommands(commands.Cog):
                 notes = service.ignored_notes(gathered.ignored, ui)
                 await _say(interaction, "\n".join([*notes, service.t("nothing_to_check", ui)]))
                 return
-            inputs = [item.text for item in gathered.inputs]
+            inputs = [item.content for item in gathered.inputs]
             try:
-                size = sum(len(i) for i in inputs)
+                size = input_size(gathered.inputs)
                 body = await service.engine_call(size, engine_jobs.estimate_text, inputs, ui, gpu)
             except Exception:
                 # Past the time limit, or a bug: the member gets the apology, the log the traceback.

@@ -7,6 +7,8 @@ the input cap, and the byte budget can count what it really holds.
 
 from __future__ import annotations
 
+from collections import deque
+
 import aiohttp
 import discord
 
@@ -19,24 +21,32 @@ async def fetch_tail(
 ) -> tuple[bytes | bytearray, int]:
     """The last `keep` bytes of the file (the whole file when it is smaller) and its size. A UTF-16
     byte-order mark at its start is kept in front of the tail, which then starts at an even offset."""
+    # The chunks as they came, the oldest dropped once the rest still hold `keep` bytes: a buffer cut
+    # at its front would be copied whole at its next growth, megabytes for every chunk of a long log,
+    # with the interpreter lock held.
+    chunks: deque[bytes] = deque()
+    held = 0
+    head = b""
+    total = 0
     async with session.get(attachment.url) as response:
         if response.status != 200:
             raise discord.HTTPException(response, "attachment download failed")
-        head = b""
-        buffer = bytearray()
-        total = 0
         async for chunk in response.content.iter_chunked(_CHUNK):
             if total < 2:
                 head = (head + chunk)[:2]
             total += len(chunk)
-            buffer += chunk
-            if len(buffer) > keep + _CHUNK:
-                del buffer[: len(buffer) - keep]
-    if total <= keep:
-        return buffer, total  # a bytearray decodes as bytes do: no copy of megabytes
-    del buffer[: len(buffer) - keep]
-    if head in _BOMS:
-        if (total - len(buffer)) % 2:
-            del buffer[:1]
-        return head + buffer, total
-    return buffer, total
+            chunks.append(chunk)
+            held += len(chunk)
+            while held - len(chunks[0]) >= keep:
+                held -= len(chunks.popleft())
+    if total > keep:
+        cut = held - keep
+        if head in _BOMS and (total - keep) % 2:
+            cut += 1
+        chunks[0] = chunks[0][cut:]
+        if head in _BOMS:
+            chunks.appendleft(head)
+    data = bytearray()
+    while chunks:  # each chunk let go as it is copied: never two copies of the tail at once
+        data += chunks.popleft()
+    return data, total

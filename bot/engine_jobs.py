@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.diagnosis_port import DiagnosisEngine, DiscordReplyLike, EnginePort, InputKinds, is_real_case
+from bot.store import pack_inputs
+from bot.textfile import RawText, as_text, texts_hash
 from diagnosis.models import with_text
 from diagnosis.record import replace
 from diagnosis.report import Report
@@ -21,7 +23,7 @@ from diagnosis.report import Report
 class Diagnosis:
     """What one case asks of the engine."""
 
-    inputs: tuple[str, ...]
+    inputs: tuple[str | RawText, ...]  # a big file's bytes are decoded here, where the job runs
     sources: tuple[str, ...]
     locale: str | None
     gpu_vram_gib: float | None
@@ -30,16 +32,26 @@ class Diagnosis:
 
 
 @dataclass(frozen=True)
+class StoredInputs:
+    """What the store keeps of a case's inputs, made where the inputs are: a big input never
+    travels back to the bot's process, only its compressed tail (a few dozen KB) does."""
+
+    packed: bytes  # scrubbed, each input's tail, compressed (`bot.store.pack_inputs`)
+    digest: str  # `texts_hash` of the inputs as read (an edit is compared with it)
+
+
+@dataclass(frozen=True)
 class Screened:
     report: Report
     language: str
     reply: DiscordReplyLike
-    scrubbed: tuple[tuple[str, str], ...] | None = None  # the inputs as stored, when asked for
+    stored: StoredInputs | None = None  # the inputs as stored, when asked for
 
 
-def diagnose(engine: EnginePort, case: Diagnosis) -> Report:
+def diagnose(engine: EnginePort, case: Diagnosis, texts: Sequence[str] | None = None) -> Report:
+    """`texts`: the case's inputs already decoded, if they are."""
     return engine.diagnose(
-        case.inputs,
+        tuple(as_text(content) for content in case.inputs) if texts is None else texts,
         locale=case.locale,
         gpu_vram_gib=case.gpu_vram_gib,
         sources=case.sources,
@@ -59,11 +71,13 @@ def diagnose_and_render(
     scrub: bool = False,
 ) -> Screened | None:
     """The report and its reply in one trip; with `screen`, None for inputs that hold no case (chat),
-    which the engine rules out before diagnosing them when it can. With `scrub`, the reply comes with
-    the scrubbed inputs that the store keeps for it (a big input then crosses to a worker once)."""
-    if screen and not engine.may_be_case(case.inputs):
+    which the engine rules out before diagnosing them when it can. With `scrub`, a rendered reply
+    comes with what the store keeps of its inputs (`StoredInputs`): a big input crosses to a worker
+    once, and only one way."""
+    texts = tuple(as_text(content) for content in case.inputs)
+    if screen and not engine.may_be_case(texts):
         return None
-    report = diagnose(engine, case)
+    report = diagnose(engine, case, texts)
     if lang is None:
         # The report's language is the post's own, or the server's default when it has no words:
         # it comes before the default, which would otherwise answer an English post in Japanese.
@@ -71,8 +85,8 @@ def diagnose_and_render(
     if screen and not is_real_case(report):
         return None
     reply = engine.render(report, lang=lang, step=step)
-    scrubbed = scrub_all(engine, list(zip(case.sources, case.inputs, strict=True))) if scrub else None
-    return Screened(_travelling(report), lang, reply, scrubbed)
+    stored = stored_inputs(engine, case.sources, texts) if scrub else None
+    return Screened(_travelling(report), lang, reply, stored)
 
 
 def _travelling(report: Report) -> Report:
@@ -88,16 +102,32 @@ def scrub_all(engine: EnginePort, inputs: Sequence[tuple[str, str]]) -> tuple[tu
     return tuple((source, engine.scrub(text, source)) for source, text in inputs)
 
 
-def estimate_text(engine: EnginePort, inputs: Sequence[str], lang: str, gpu_vram_gib: float | None) -> str:
-    return engine.estimate_text(inputs, lang=lang, gpu_vram_gib=gpu_vram_gib)
+def stored_inputs(
+    engine: EnginePort, sources: Sequence[str], contents: Sequence[str | RawText]
+) -> StoredInputs:
+    texts = [as_text(content) for content in contents]
+    pairs = list(zip(sources, texts, strict=True))
+    return StoredInputs(pack_inputs(scrub_all(engine, pairs)), texts_hash(pairs))
+
+
+def inputs_digest(engine: EnginePort, sources: Sequence[str], contents: Sequence[str | RawText]) -> str:
+    """`texts_hash` of the inputs, decoded where the job runs (`StoredInputs.digest`)."""
+    return texts_hash(zip(sources, (as_text(content) for content in contents), strict=True))
+
+
+def estimate_text(
+    engine: EnginePort, inputs: Sequence[str | RawText], lang: str, gpu_vram_gib: float | None
+) -> str:
+    return engine.estimate_text([as_text(i) for i in inputs], lang=lang, gpu_vram_gib=gpu_vram_gib)
 
 
 def kinds(engine: EnginePort, text: str) -> InputKinds:
     return engine.kinds(text)
 
 
-def kinds_of_each(engine: EnginePort, texts: Sequence[str]) -> list[InputKinds]:
-    return [engine.kinds(text) for text in texts]
+def kinds_of_each(engine: EnginePort, messages: Sequence[Sequence[str | RawText]]) -> list[InputKinds]:
+    """What each message holds, from its inputs read as one text."""
+    return [engine.kinds("\n".join(as_text(content) for content in inputs)) for inputs in messages]
 
 
 _WARM_UP = (

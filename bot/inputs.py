@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -12,6 +10,9 @@ import discord
 
 from bot.diagnosis_port import InputKinds
 from bot.ocr import is_image_name
+from bot.textfile import RawText, as_text, content_size, read_text, tail_bytes, texts_hash
+from bot.textfile import decode_text as decode_text
+from bot.textfile import tail_text as tail_text
 from diagnosis.names import display_name
 
 TEXT_EXTENSIONS = (".yaml", ".yml", ".json", ".txt", ".log")
@@ -24,7 +25,8 @@ _LINK = re.compile(
     r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/channels/(?:\d{1,20}|@me)/(\d{1,20})/(\d{1,20})"
 )
 _BARE_ID = re.compile(r"\d{15,20}")
-# Up to this many bytes an attachment is decoded right on the event loop (a thread hop costs more).
+# Up to this many bytes an attachment is decoded right on the event loop; a bigger one is decoded where
+# it is diagnosed (`RawText`).
 _DECODE_INLINE_BYTES = 64 * 1024
 
 # Downloads an attachment keeping only its last `keep` bytes (and a byte-order mark at its start):
@@ -35,7 +37,19 @@ Fetch = Callable[[discord.Attachment, int], Awaitable[tuple[bytes | bytearray, i
 @dataclass(frozen=True)
 class SourcedText:
     source: str  # "message", an attachment's file name
-    text: str
+    # A big attachment stays bytes in the bot's process (`RawText`): the worker that diagnoses it
+    # decodes it, so the bot never holds its text (twice its bytes for a log with progress bars).
+    content: str | RawText
+
+    @property
+    def text(self) -> str:
+        """The text; a `RawText` is decoded at each call (work for the engine's side, not the loop's)."""
+        return as_text(self.content)
+
+    @property
+    def size(self) -> int:
+        """At most the characters the engine reads (`content_size`), known without decoding."""
+        return content_size(self.content)
 
 
 @dataclass(frozen=True)
@@ -104,43 +118,14 @@ def parse_message_ref(value: str) -> MessageRef | None:
 
 
 def inputs_hash(inputs: Iterable[SourcedText]) -> str:
-    digest = hashlib.sha256()
-    for item in inputs:
-        digest.update(item.source.encode("utf-8", "replace") + b"\0")
-        digest.update(item.text.encode("utf-8", "replace") + b"\0")
-    return digest.hexdigest()
+    """`texts_hash` of the inputs (a `RawText` is decoded for it: big inputs are hashed where they are
+    diagnosed, `bot.engine_jobs`)."""
+    return texts_hash((item.source, item.text) for item in inputs)
 
 
 def input_size(inputs: Iterable[SourcedText]) -> int:
-    """Characters the engine will read: what its running time grows with."""
-    return sum(len(item.text) for item in inputs)
-
-
-def decode_text(data: bytes | bytearray) -> str:
-    """Bytes of an attachment → text (UTF-8 or UTF-16 with a BOM, as Windows consoles save logs)."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace")
-    return data.decode("utf-8-sig", errors="replace")
-
-
-def read_text(data: bytes | bytearray, cap: int, size: int) -> str:
-    """A file of `size` bytes as text: the whole when it is within `cap` bytes, else its tail
-    (`tail_text`). `data` is the whole file, or at least its last `cap` bytes (a streamed tail)."""
-    return decode_text(data) if size <= cap else tail_text(data, cap)
-
-
-def tail_text(data: bytes | bytearray, cap: int) -> str:
-    """About the last `cap` bytes of a text file as text, from the start of a line.
-
-    A training log ends with its error, so the end is the part worth reading. The cut may fall inside
-    a character or a line; the partial line is dropped.
-    """
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        tail = decode_text(data)[-(cap // 2) :]  # two bytes a character
-    else:
-        tail = data[-cap:].decode("utf-8", errors="replace")
-    newline = tail.find("\n")
-    return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
+    """Characters the engine will read, at most: what its running time grows with."""
+    return sum(item.size for item in inputs)
 
 
 def largest_read(cap: int, read_limit: int | None) -> int:
@@ -212,15 +197,15 @@ async def read_attachment(
         return Gathered((), (IgnoredFile(name, "size", size),))
     data: bytes | bytearray
     if fetch is None:
-        data = await attachment.read()
-        total = len(data)
+        whole = await attachment.read()
+        total = len(whole)
+        data = tail_bytes(whole, cap)  # the same bytes a streamed download keeps
     else:
         data, total = await fetch(attachment, cap)
-    # Decoding megabytes is CPU work: off the event loop, which serves everyone else meanwhile.
-    if len(data) <= _DECODE_INLINE_BYTES:
-        text = read_text(data, cap, total)
-    else:
-        text = await asyncio.to_thread(read_text, data, cap, total)
+    # Decoding megabytes is CPU work that holds the interpreter lock: a big file is decoded by the
+    # worker that diagnoses it, never in the bot's process.
+    small = len(data) <= _DECODE_INLINE_BYTES
+    text: str | RawText = read_text(data, cap, total) if small else RawText(data, cap, total)
     if total <= cap:
         return Gathered((SourcedText(name, text),))
     return Gathered((SourcedText(name, text),), (IgnoredFile(name, "tail", total),))

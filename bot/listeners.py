@@ -15,7 +15,7 @@ from bot import engine_jobs
 from bot.budget import QueueFull
 from bot.delivery import Where
 from bot.diagnosis_port import InputKinds, kinds_of_report
-from bot.inputs import Gathered, SourcedText, bot_role_id, inputs_hash, merge
+from bot.inputs import Gathered, SourcedText, bot_role_id, input_size, merge
 from bot.media import asks_for_text
 from bot.permissions import member_is_moderator
 from bot.request import Request
@@ -426,7 +426,10 @@ class MessageListeners(commands.Cog):
         if not own.inputs:
             return
         gathered, others = await self._with_merged_sources(message, reply_id, own)
-        if inputs_hash(gathered.inputs) == answered.inputs_hash:
+        inputs = gathered.inputs
+        sources, contents = tuple(i.source for i in inputs), tuple(i.content for i in inputs)
+        digest = await service.engine_call(input_size(inputs), engine_jobs.inputs_digest, sources, contents)
+        if digest == answered.inputs_hash:
             return
         case = await service.db(service.store.case, reply_id)
         explicit = case.language if case is not None and case.explicit_language else None

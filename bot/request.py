@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.engine_jobs import StoredInputs
 from bot.inputs import Gathered
 from bot.send import Outgoing
 from bot.views import ReplyButtons
@@ -37,5 +38,5 @@ class Prepared:
     buttons: ReplyButtons
     # The whole corrected config (name, bytes): never part of `outgoing`, sent privately on request.
     whole_config: tuple[str, bytes] | None = None
-    # The inputs as the store keeps them, when they were scrubbed along with the diagnosis.
-    scrubbed: tuple[tuple[str, str], ...] | None = None
+    # The inputs as the store keeps them, when they were packed along with the diagnosis.
+    stored: StoredInputs | None = None

@@ -39,7 +39,6 @@ from bot.inputs import (
     bot_role_id,
     gather_message,
     input_size,
-    inputs_hash,
     is_text_attachment,
     largest_read,
     merge,
@@ -351,7 +350,7 @@ class ReplyService:
         # log); a post written in a language is answered in it.
         default = await self.guild_language(request.guild_id)
         return Diagnosis(
-            inputs=tuple(i.text for i in inputs),
+            inputs=tuple(i.content for i in inputs),
             sources=tuple(i.source for i in inputs),
             locale=request.explicit_language,
             gpu_vram_gib=request.gpu_vram_gib,
@@ -400,7 +399,7 @@ class ReplyService:
             raise RuntimeError("a reply was not rendered")
         return replace(
             self._prepared(request, screened.report, screened.language, step, screened.reply),
-            scrubbed=screened.scrubbed,
+            stored=screened.stored,
         )
 
     async def prepare_case(self, request: Request) -> Prepared | None:
@@ -410,7 +409,7 @@ class ReplyService:
         if screened is None:
             return None
         prepared = self._prepared(request, screened.report, screened.language, 1, screened.reply)
-        return replace(prepared, scrubbed=screened.scrubbed)
+        return replace(prepared, stored=screened.stored)
 
     async def _screened(
         self, request: Request, *, step: int, lang: str | None, screen: bool, scrub: bool
@@ -566,11 +565,14 @@ class ReplyService:
 
         inputs = request.gathered.inputs
         # Scrubbing reads up to the input cap per input: engine work, so (unless small) in a worker
-        # and under its time limit, like the diagnosis itself.
-        scrubbed = prepared.scrubbed
-        if scrubbed is None:
-            scrubbed = await self.engine_call(
-                input_size(inputs), engine_jobs.scrub_all, tuple((i.source, i.text) for i in inputs)
+        # and under its time limit, like the diagnosis itself; only the packed tails come back.
+        stored = prepared.stored
+        if stored is None:
+            stored = await self.engine_call(
+                input_size(inputs),
+                engine_jobs.stored_inputs,
+                tuple(i.source for i in inputs),
+                tuple(i.content for i in inputs),
             )
         case = Case(
             reply_id=reply_id,
@@ -578,7 +580,8 @@ class ReplyService:
             guild_id=request.guild_id,
             channel_id=request.channel_id,
             author_id=request.author_id,
-            inputs=scrubbed,
+            inputs=(),
+            packed=stored.packed,
             language=prepared.language,
             explicit_language=request.explicit_language is not None,
             gpu_vram_gib=request.gpu_vram_gib,
@@ -592,7 +595,7 @@ class ReplyService:
 
         def answers() -> list[Answer]:
             # Every merged message gets the merged hash: an edit of either compares against the whole.
-            digest = inputs_hash(inputs)
+            digest = stored.digest
             return [
                 Answer(
                     source_id=source_id,

@@ -70,9 +70,10 @@ class BotSettings(BaseSettings):
     # Bytes of big inputs downloaded or diagnosed at once, all cases together; what does not fit
     # waits its turn (a ⏳ on the message), up to `queue_limit` cases; past that the member is told
     # the bot is busy and the message is answered `busy_retry_seconds` later.
-    # The default lets two 8 MiB logs and a little more in at once: while one is being answered its
-    # bytes exist several times over in this process (the download, its text, the report, the stored
-    # copy), and each worker diagnosing one grows by about 100 MiB.
+    # The default lets two 8 MiB logs and a little more in at once, one for each worker of a 2-core
+    # machine: this process holds a big input's bytes once (its download, until a worker has read
+    # it; the worker decodes, diagnoses and packs it), and each worker diagnosing one grows by about
+    # 100 MiB. A larger budget only lets more downloads wait for a worker.
     inflight_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     queue_limit: int = Field(default=32, ge=0)
     busy_retry_seconds: float = Field(default=60.0, gt=0)

@@ -197,6 +197,9 @@ class Case:
     created: float
     has_config: bool | None = None
     has_log: bool | None = None
+    # The inputs already packed (`pack_inputs`) where they were diagnosed; `inputs` is then empty.
+    # A case read back always has its `inputs`.
+    packed: bytes | None = None
 
 
 def _flag(value: object) -> bool | None:
@@ -273,7 +276,7 @@ def _insert_case(db: sqlite3.Connection, case: Case) -> None:
             case.guild_id,
             case.channel_id,
             case.author_id,
-            pack_inputs(case.inputs),
+            pack_inputs(case.inputs) if case.packed is None else case.packed,
             case.language,
             int(case.explicit_language),
             case.gpu_vram_gib,
