@@ -470,3 +470,19 @@ def test_a_shipped_example_with_nothing_to_change_stays_clean() -> None:
 
     report = diagnose([shipped("train_lora_flux_24gb")], gpu_vram_gib=24.0)
     assert not report.findings and not report.if_oom
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_clean_config_that_is_still_heavy_says_what_to_change_next(tmp_path: Path, lang: str) -> None:
+    # FLUX.1 at batch 2 and 1024 px on 24 GB: nothing in the file alone is a risk (the estimate says a
+    # step is close, not over), but after an OOM in a step the batch and the buckets come next.
+    from diagnosis.render import message
+    from tests.rules.helpers import shipped
+
+    config = tmp_path / "job.yaml"
+    config.write_text(shipped("train_lora_flux_24gb", ("batch_size: 1", "batch_size: 2")), encoding="utf-8")
+    _, out, _ = run("check", str(config), "--gpu-vram", "24", "--lang", lang)
+    assert message("reply.headline.clean_heavy", lang) in out, out
+    assert message("reply.clean.still_heavy", lang) in out, out
+    _, data, _ = run("check", str(config), "--gpu-vram", "24", "--format", "json")
+    assert [r["id"] for r in json.loads(data)["if_oom"]][:2] == ["batch_too_large", "bucket_too_large"]
