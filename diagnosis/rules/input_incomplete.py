@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, Finding, Phase, Severity
-from diagnosis.rules.base import Role, RuleSpec, ev, gpu_oom
+from diagnosis.rules.base import Role, RuleSpec, big_model, ev, gpu_oom
 
 # The phases with a checklist of their own in the catalogue (`when_phase_<phase>`).
 _CHECKLISTS = frozenset(
@@ -51,6 +51,11 @@ def check_input_incomplete(f: Facts) -> Finding | None:
         # and which settings to look at, before it asks for the config. With no phase, the settings
         # behind most out-of-memory errors, in the order to check them.
         params["phase"] = f.phase.value if f.phase.value in _CHECKLISTS else Phase.UNKNOWN.value
+        if f.family is not None and f.params_b is not None:
+            # The model is known: the checklist names it (a large one) or leaves its line out (a small
+            # one), instead of "if the model is 12B or more".
+            params["model_size"] = "big" if big_model(f) else "small"
+            params["family_label"] = f.family_label or f.family
     elif f.log_cut and f.phase.value in _CHECKLISTS:
         # A traceback cut before its last line still shows, in its frames, where the run was.
         params["cut_phase"] = f.phase.value
@@ -64,11 +69,11 @@ SPEC = RuleSpec(
     order=230,
     severity=Severity.INFO,
     applicability=Applicability.ADVICE,
-    reads=("has_config", "config_cut", "has_log", "log_cut", "fatal", "vram_source", "says_oom"),
+    reads=("has_config", "config_cut", "has_log", "log_cut", "fatal", "vram_source", "says_oom", "family"),
     rank=95,
     check=check_input_incomplete,
     # Said whatever the input shows: an error that is not an OOM does not make it moot.
     oom_checklist=False,
-    params=frozenset({"missing", "phase", "cut_phase"}),
+    params=frozenset({"missing", "phase", "cut_phase", "model_size", "family_label"}),
     role=Role.QUESTION,
 )

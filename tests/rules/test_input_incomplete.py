@@ -3,6 +3,8 @@ when it fires and when not, its fix, and what the reply says of it in both langu
 
 from __future__ import annotations
 
+import pytest
+
 from diagnosis.facts_model import Facts
 from diagnosis.models import Phase
 from tests.rules.helpers import assert_said_in_both_languages, check, facts, gpu_event
@@ -81,3 +83,35 @@ def test_an_oom_while_quantizing_names_system_ram_for_a_copy_back_to_the_cpu() -
     en, ja = render_cli(report, lang="en"), render_cli(report, lang="ja")
     assert "what ran out is system RAM, not VRAM" in en and "had to fit at once" not in en
     assert "足りないのは VRAM ではなくメインメモリです" in ja
+
+
+STEP_OOM = (
+    '  File "/ai-toolkit/extensions_built_in/sd_trainer/SDTrainer.py", line 1577,'
+    " in train_single_accumulation\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of"
+    " 23.55 GiB of which 201.31 MiB is free.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("words", "size", "en", "ja"),
+    [
+        ("Flux LoRA, OOM at step 2", "big", "FLUX.1 is a large model", "FLUX.1 は大きなモデルです"),
+        ("SDXL LoRA, OOM at step 2", "small", None, None),
+        ("my LoRA, OOM at step 2", None, "If the model is 12B or more", "モデルが 12B 以上"),
+    ],
+)
+def test_a_log_without_its_config_names_the_known_model_in_its_checklist(
+    words: str, size: str | None, en: str | None, ja: str | None
+) -> None:
+    from diagnosis import diagnose
+    from diagnosis.render import render_cli
+
+    report = diagnose([words + "\n" + STEP_OOM])
+    (found,) = [f for f in report.findings if f.rule_id == "input_incomplete"]
+    assert found.params.get("model_size") == size
+    for lang, line in (("en", en), ("ja", ja)):
+        text = render_cli(report, lang=lang)
+        assert ("12B" in text) is (size is None), text
+        if line is not None:
+            assert line in text
