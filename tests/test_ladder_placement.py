@@ -37,8 +37,8 @@ tips: [latents_not_cached]
 # gpu_too_small_for_model comes before every config change: on a card below what the family needs with
 # every low-memory path on, none of those changes can make it fit. Rules added since the file was
 # retired are listed here too, so that a new placement is a decision this test sees.
-first: [yaml_invalid, not_oom, system_ram_oom, windows_pagefile, shm_too_small, wrong_gpu, gpu_not_visible,
-        gpu_too_small_for_model, vram_spill_to_shared_memory]
+first: [yaml_invalid, other_trainer_config, not_oom, system_ram_oom, windows_pagefile, shm_too_small,
+        wrong_gpu, gpu_not_visible, gpu_too_small_for_model, vram_spill_to_shared_memory]
 
 phases:
   model_load:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from diagnosis.facts_model import Facts
 from diagnosis.models import Applicability, Finding, Phase, Severity
 from diagnosis.rules.base import Role, RuleSpec, big_model, ev, gpu_oom
+from diagnosis.rules.other_trainer_config import heard_another_trainer
 
 # The phases with a checklist of their own in the catalogue (`when_phase_<phase>`).
 _CHECKLISTS = frozenset(
@@ -23,8 +24,8 @@ _CHECKLISTS = frozenset(
 
 def check_input_incomplete(f: Facts) -> Finding | None:
     """Ask for exactly what is missing, when the case lacks the config or the log."""
-    if f.not_oom_kind is not None:
-        return None
+    if f.not_oom_kind is not None or heard_another_trainer(f):
+        return None  # an error of another kind, or another trainer's config: AI Toolkit's is no help
     missing: list[str] = []
     if not f.has_config:
         missing.append("config")
