@@ -20,6 +20,9 @@ class Arch(Record):
     t_compress: int
     text_tokens: int
     te_params_b: float
+    # The share of te_params_b at its load precision at once while it is quantized (None: all of it):
+    # a model whose loader quantizes each encoder before the next one arrives.
+    te_at_once_b: float | None
     vae_params_b: float
     experts: int
     cfg_sample: bool
@@ -83,6 +86,7 @@ def _arch(body: dict[str, Any]) -> Arch:
         t_compress=int(body.get("t_compress", 1)),
         text_tokens=int(body.get("text_tokens", 0)),
         te_params_b=float(body.get("te_params_b", 0.0)),
+        te_at_once_b=None if body.get("te_at_once_b") is None else float(body["te_at_once_b"]),
         vae_params_b=float(body.get("vae_params_b", 0.084)),
         experts=int(body.get("experts", 1)),
         cfg_sample=bool(body.get("cfg_sample", False)),

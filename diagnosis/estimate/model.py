@@ -145,13 +145,19 @@ def _text_encoder(c: Constants, job: Job, arch: Arch) -> tuple[Span, Span]:
     else:
         per = Span(dtype_bytes, dtype_bytes)
     resident = per.times(_gib(arch.te_params_b, 1.0))
+    if job.quantize_te and not job.train_te and arch.te_at_once_b is not None:
+        # One encoder at its load precision, the ones quantized before it already small.
+        rest = per.times(_gib(max(0.0, arch.te_params_b - arch.te_at_once_b), 1.0))
+        full = rest.plus(Span(*(2 * (_gib(arch.te_at_once_b, dtype_bytes),))))
+    else:
+        full = Span(*(2 * (_gib(arch.te_params_b, dtype_bytes),)))
     if job.layer_offloading and job.te_offload_share > 0:
         # Its offloaded layers stream in from host RAM as the transformer's do (a few in flight).
-        kept = 1.0 - job.te_offload_share
-        resident = resident.times(kept + job.te_offload_share * c.te_offload_in_flight)
-    full = _gib(arch.te_params_b, dtype_bytes)
-    arriving = resident if job.low_vram else Span(full, full)
-    return resident, arriving
+        on_gpu = 1.0 - job.te_offload_share + job.te_offload_share * c.te_offload_in_flight
+        resident, full = resident.times(on_gpu), full.times(on_gpu)
+    # The encoder comes to the GPU at its load precision and is quantized there, low_vram or not
+    # (AI Toolkit's Qwen-Image and Wan loaders: `.to(device)`, then `quantize`).
+    return resident, full
 
 
 def _adapter(c: Constants, job: Job, arch: Arch) -> Span:
@@ -257,7 +263,9 @@ def estimate(job: Job, arch: Arch | None = None) -> Estimate | None:
     enc_mp = _megapixels(job.bucket, job.bucket)
     phases = [
         _phase(c, "model_load", [Component("weights", arriving, {**qdetail, "qtype": arriving_as})]),
-        _phase(c, "quantize", [w, Component("text_encoder", te_arriving, {})]),
+        # The text encoder arrives and is quantized after the transformer; with low_vram the
+        # transformer waits on the CPU meanwhile.
+        _phase(c, "quantize", [*([] if job.low_vram else [w]), Component("text_encoder", te_arriving, {})]),
         _phase(
             c,
             "latent_caching",

@@ -138,6 +138,33 @@ def test_the_offload_percents_and_qtype_te_come_from_the_config() -> None:
     assert job is not None and (job.offload_share, job.te_offload_share) == (0.6, 1.0)
 
 
+def _quantize(job: Job, name: str) -> Span:
+    phase = _est(job).phase("quantize")
+    assert phase is not None
+    return phase.get(name)
+
+
+def test_the_text_encoder_arrives_at_its_load_precision_low_vram_or_not() -> None:
+    # AI Toolkit moves the encoder to the GPU and quantizes it there; low_vram parks the transformer
+    # on the CPU meanwhile, it does not quantize the encoder before it arrives.
+    job = Job(family="qwen_image", label="Qwen-Image", params_b=20, quantize=True, quantize_te=True)
+    low = replace(job, low_vram=True)
+    assert _quantize(low, "text_encoder") == _quantize(job, "text_encoder")
+    assert _quantize(job, "text_encoder").low > _train(job, "text_encoder").high * 1.5  # bf16 vs qfloat8
+    assert _quantize(job, "weights").low > 0 and _quantize(low, "weights") == Span(0.0, 0.0)
+
+
+def test_hidream_has_one_text_encoder_at_load_precision_at_a_time() -> None:
+    # Llama is quantized before the transformer arrives, T5 after: the shipped 48 GB example fits.
+    job = Job(
+        family="hidream", label="HiDream", params_b=17, quantize=True, quantize_te=True, latents_cached=False
+    )
+    arriving = _quantize(job, "text_encoder")
+    all_bf16 = 14.2e9 * 2 / 2**30
+    assert arriving.high < all_bf16 * 0.75
+    assert fit(_est(job).peak.total, usable_gib(48)) is Fit.MARGIN
+
+
 def test_wan22_holds_both_experts_without_low_vram() -> None:
     job = Job(
         family="wan22_14b", label="Wan 2.2 14B", params_b=14, is_video=True, quantize=True, low_vram=True
