@@ -27,7 +27,7 @@ ruled_out:
   host: [batch_too_large, bucket_too_large, preview_heavy, video_frames_heavy, high_rank,
          optimizer_full_precision_states, fragmentation, gc_off, risky_family_gc_off, no_low_vram,
          text_encoder_not_unloaded_or_cached, train_text_encoder_on, other_process_on_gpu,
-         gpu_too_small_for_model, latents_not_cached]
+         gpu_too_small_for_model, latents_not_cached, layer_offloading_off]
 
 # Tips: worth a line under "Also worth checking", never a step of the ladder nor the cause in the headline
 # (caching latents saves the VAE's share, rarely what decides an OOM). A tip with no other finding beside

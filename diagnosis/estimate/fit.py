@@ -213,3 +213,20 @@ def over_on_card(facts: Facts) -> bool:
         return False
     est = estimate_of(card.job, facts.estimates)
     return est is not None and fit(_cut_peak(raised(est, card.floor)), card.usable) is Fit.OVER
+
+
+_LOAD_PHASES = ("model_load", "quantize")
+
+
+def load_over_on_card(facts: Facts) -> bool:
+    """Whether the estimate says loading or quantizing the case's model, as pasted, does not fit its
+    card even at the low end of its range: what no cut of the batch, the buckets or the frames lowers.
+    False when it cannot say."""
+    card = card_fit(facts)
+    if card is None:
+        return False
+    est = estimate_of(card.job, facts.estimates)
+    if est is None:
+        return False
+    totals = [p.total for p in raised(est, card.floor).phases if p.phase in _LOAD_PHASES]
+    return any(fit(total, card.usable) is Fit.OVER for total in totals)

@@ -288,6 +288,16 @@ def model_over(f: Facts) -> bool:
     return over_on_card(f)
 
 
+def model_load_over(f: Facts) -> bool:
+    """Whether the memory estimate says loading or quantizing the model as pasted does not fit the card
+    even at the low end (what no cut lowers). False where `model_cut` would not ask."""
+    if not f.sizes_fixes or f.family is None or f.params_b is None or f.vram_gib is None:
+        return False
+    from diagnosis.estimate.fit import load_over_on_card
+
+    return load_over_on_card(f)
+
+
 def sized_params(f: Facts, sized: bool, flag: str = "sized") -> dict[str, Any]:
     """What the wording of a cut the estimate chose needs: its flag (`<flag>`, or `<flag>_assumed` on
     a card the reply assumes) and the card's class in GB (`card_gb`)."""
