@@ -159,6 +159,7 @@ def test_reading_words_never_fails_and_quotes_the_users_lines(text: str) -> None
         ("train qwen on 16GB, OOM every time", 16.0, None),
         ("16GBのGPUです。メモリ不足になります", 16.0, None),
         ("I have 64GB RAM and a 4090", None, None),
+        ("I encounter CUDA out of memory, with 24G VRAM.", 24.0, None),
         ("Wan 2.2 14B gets stuck at Loading checkpoint shards forever", None, "model_load"),
         ("Quantizing transformer で止まったまま進みません", None, "quantize"),
         # The same phases said in Japanese as in English (a review found Japanese posts got none).
