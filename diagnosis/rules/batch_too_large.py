@@ -13,7 +13,6 @@ from diagnosis.rules.base import (
     family,
     model_cut,
     model_over,
-    no_oom_seen,
     path,
     sized_params,
     step_oom,
@@ -46,10 +45,11 @@ def check(f: Facts, at: Facts | None = None) -> Finding | None:
         return None
     safe = family(f).safe_batch_for(vram(f))
     in_step = step_oom(f)
-    # A config without a crash that the estimate says cannot fit at all: the table's safe start does
-    # not know the buckets (FLUX.1 at batch 4 is a safe start on 24 GB, not at 1536 px). After an
-    # OOM the log says where the memory went, and the table decides as before.
-    over = no_oom_seen(f) and model_over(f)
+    # A config the estimate says cannot fit at all, where nothing places a crash (none yet, or an OOM
+    # told in words): the table's safe start does not know the buckets (FLUX.1 at batch 4 is a safe
+    # start on 24 GB, not at 1536 px). Where the log shows the phase, it says where the memory went,
+    # and the table decides as before.
+    over = f.phase is Phase.UNKNOWN and f.host_oom is None and model_over(f)
     if not (in_step or f.batch_size > safe or over):
         return None
     new_batch, sized = _new_batch(f, at, safe, in_step, over)

@@ -45,9 +45,12 @@ def test_a_batch_the_estimate_says_cannot_train_goes_to_one(batch: int, buckets:
     assert found.params.get("over") is (True if batch == 4 else None)
 
 
-def test_the_estimate_fires_the_batch_rule_only_on_a_config_without_a_crash() -> None:
-    # With an OOM the log says where the memory went (here the preview): the table decides as before.
+def test_the_estimate_fires_the_batch_rule_unless_the_log_places_the_crash() -> None:
+    # With the OOM's phase known the log says where the memory went (here the preview): the table
+    # decides as before. An OOM said in words ("I encounter CUDA out of memory") places nothing.
     within = facts(batch_size=4, buckets=[512, 768, 1024, 1280, 1536])
+    assert check("batch_too_large", within) is not None
+    within.has_oom = within.says_oom = True
     assert check("batch_too_large", within) is not None
     within.gpu_oom, within.phase = True, Phase.FIRST_SAMPLE
     assert check("batch_too_large", within) is None
