@@ -1,4 +1,4 @@
-"""Text files as the bot reads them: bytes → text (UTF-8, or UTF-16 with a byte-order mark), the tail
+"""Text files as the bot reads them: bytes → text (as the engine decodes a file), the tail
 of a file over the input cap, and `RawText`, a big file's bytes not decoded yet.
 
 A big attachment is decoded where it is diagnosed, in a worker process (`bot.engine_jobs`): as text
@@ -16,14 +16,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, SupportsIndex
 
+from diagnosis.decode import decode
+
 _BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def decode_text(data: bytes | bytearray) -> str:
-    """Bytes of an attachment → text (UTF-8 or UTF-16 with a BOM, as Windows consoles save logs)."""
+    """Bytes of an attachment → text, whole: UTF-16 with a byte-order mark as it is (as Windows
+    consoles save logs; `tail_text` counts its characters), anything else as the engine decodes a
+    file (`diagnosis.decode`: UTF-8, UTF-16 without a mark, Shift-JIS)."""
     if data.startswith(_BOMS):
         return data.decode("utf-16", errors="replace")
-    return data.decode("utf-8-sig", errors="replace")
+    return decode(bytes(data), 4 * len(data) + 4).text
 
 
 def read_text(data: bytes | bytearray, cap: int, size: int) -> str:
@@ -38,10 +42,8 @@ def tail_text(data: bytes | bytearray, cap: int) -> str:
     A training log ends with its error, so the end is the part worth reading. The cut may fall inside
     a character or a line; the partial line is dropped.
     """
-    if data.startswith(_BOMS):
-        tail = decode_text(data)[-(cap // 2) :]  # two bytes a character
-    else:
-        tail = data[-cap:].decode("utf-8", errors="replace")
+    # UTF-16 with a mark: two bytes a character.
+    tail = decode_text(data)[-(cap // 2) :] if data.startswith(_BOMS) else decode_text(data[-cap:])
     newline = tail.find("\n")
     return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
 

@@ -67,6 +67,9 @@ def test_decode_text_handles_bom_and_bad_bytes() -> None:
     assert decode_text("\ufefftrain: 1".encode()) == "train: 1"
     assert decode_text("CUDA out of memory".encode("utf-16")) == "CUDA out of memory"
     assert decode_text(b"ok \xff\xff") == "ok \ufffd\ufffd"
+    # What the command line reads right, the bot reads right: Shift-JIS, UTF-16 without a BOM.
+    assert decode_text("学習ログ: CUDA out of memory".encode("cp932")) == "学習ログ: CUDA out of memory"
+    assert decode_text("CUDA out of memory\r\n".encode("utf-16-le")) == "CUDA out of memory\n"
 
 
 def test_inputs_hash_depends_on_text_and_source() -> None:
