@@ -20,7 +20,7 @@ import logging
 import multiprocessing
 import os
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
@@ -31,6 +31,8 @@ log = logging.getLogger("oomcheck.bot")
 T = TypeVar("T")
 # A new worker imports the engine (already imported in the forkserver) and runs the warm-up.
 _START_TIMEOUT = 120.0
+# The longest wait before trying again to start a worker that did not start.
+_RETRY_MAX_DELAY = 60.0
 _NICENESS = 10
 _M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter (malloc.h)
 
@@ -156,7 +158,7 @@ class ProcessWorkers:
         # Sending a big input and reading a report back are blocking pipe I/O: one thread per worker.
         self._io = ThreadPoolExecutor(size, thread_name_prefix="oomcheck-worker-io")
         self.replaced = 0
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[object]] = set()
 
     def pids(self) -> list[int]:
         return [w.pid for w in self._all if w.pid is not None]
@@ -174,8 +176,8 @@ class ProcessWorkers:
         for _ in range(self.size):
             self._idle.put_nowait(await asyncio.to_thread(self._new))
 
-    async def _replace(self, worker: _Worker, reading: asyncio.Future[Any] | None = None) -> _Worker:
-        """Kill `worker` (its pending read then ends with EOF) and start another in its place."""
+    async def _retire(self, worker: _Worker, reading: asyncio.Future[Any] | None = None) -> None:
+        """Kill `worker`; its pending read then ends with EOF."""
         self._all.discard(worker)
         await asyncio.to_thread(worker.kill)
         if reading is not None:
@@ -183,11 +185,34 @@ class ProcessWorkers:
                 await asyncio.wait_for(reading, 10)
         worker.conn.close()
         self.replaced += 1
-        return await asyncio.to_thread(self._new)
 
-    async def _refill(self, worker: _Worker, reading: asyncio.Future[Any] | None) -> None:
+    async def _refill(self, *, retry: bool) -> bool:
+        """Start a worker in a retired one's place; False when it did not start. With `retry`, one
+        that does not start is tried again, later and later, until one does: a pool that lost a
+        slot for good would leave every big case waiting."""
         assert self._idle is not None
-        self._idle.put_nowait(await self._replace(worker, reading))
+        delay = 1.0
+        while True:
+            try:
+                self._idle.put_nowait(await asyncio.to_thread(self._new))
+                return True
+            except (WorkerLost, EOFError, OSError) as exc:
+                log.warning("a new engine worker did not start (%s)", exc)
+                if not retry:
+                    return False
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _RETRY_MAX_DELAY)
+
+    async def _replace(self, worker: _Worker, reading: asyncio.Future[Any] | None = None) -> None:
+        """Retire `worker` and start another in its place; if that one does not start, keep trying
+        in the background (the job that lost its worker answers its user meanwhile)."""
+        await self._retire(worker, reading)
+        if not await self._refill(retry=False):
+            self._in_background(self._refill(retry=True))
+
+    def _in_background(self, job: Coroutine[Any, Any, object]) -> None:
+        self._tasks.add(task := asyncio.get_running_loop().create_task(job))
+        task.add_done_callback(self._tasks.discard)
 
     async def run(self, timeout: float, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         if self._idle is None:
@@ -202,17 +227,15 @@ class ProcessWorkers:
             ok, value = await asyncio.wait_for(asyncio.shield(reading), timeout)
         except TimeoutError:
             log.warning("a diagnosis ran past %.0f s; its worker %s is replaced", timeout, worker.pid)
-            self._idle.put_nowait(await self._replace(worker, reading))
+            await self._replace(worker, reading)
             raise DiagnosisTimedOut(f"no result within {timeout} s") from None
         except (EOFError, OSError) as exc:
             log.warning("engine worker %s died; it is replaced", worker.pid)
-            self._idle.put_nowait(await self._replace(worker))
+            await self._replace(worker)
             raise WorkerLost(str(exc)) from exc
         except asyncio.CancelledError:
-            # The worker may be mid-job and cannot take another until it answers: it is replaced,
-            # in a task of its own since this one is being cancelled.
-            self._tasks.add(task := loop.create_task(self._refill(worker, reading)))
-            task.add_done_callback(self._tasks.discard)
+            # The worker may be mid-job and cannot take another until it answers: it is replaced.
+            self._in_background(self._replace(worker, reading))
             raise
         self._idle.put_nowait(worker)
         if not ok:

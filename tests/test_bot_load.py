@@ -87,6 +87,31 @@ async def test_the_pool_replaces_a_worker_that_died() -> None:
         workers.close()
 
 
+async def test_a_replacement_that_does_not_start_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The worker that takes a dead one's place fails to start once: the pool keeps trying in the
+    # background instead of serving with one slot less for good (and, at size 1, waiting forever).
+    monkeypatch.setattr("bot.workers._RETRY_MAX_DELAY", 0.05)
+    workers = ProcessWorkers(DiagnosisEngine, 1)
+    await workers.start()
+    real_new, failures = workers._new, [WorkerLost("not ready")]
+
+    def flaky_new() -> Any:
+        if failures:
+            raise failures.pop()
+        return real_new()
+
+    monkeypatch.setattr(workers, "_new", flaky_new)
+    try:
+        with pytest.raises(WorkerLost):
+            await workers.run(30, crash)
+        assert not failures  # the first replacement was tried, and failed
+        async with asyncio.timeout(60):
+            pid = await workers.run(30, worker_pid)
+        assert pid in workers.pids()
+    finally:
+        workers.close()
+
+
 async def test_a_worker_diagnoses_with_its_own_engine() -> None:
     workers = ProcessWorkers(DiagnosisEngine, 1)
     try:
