@@ -10,7 +10,7 @@ import discord
 
 from bot.diagnosis_port import InputKinds
 from bot.ocr import is_image_name
-from bot.textfile import RawText, as_text, content_size, read_text, tail_bytes, texts_hash
+from bot.textfile import RawText, as_text, content_size, read_text, tail_bytes
 from bot.textfile import decode_text as decode_text
 from bot.textfile import tail_text as tail_text
 from diagnosis.names import display_name
@@ -115,12 +115,6 @@ def parse_message_ref(value: str) -> MessageRef | None:
     if _BARE_ID.fullmatch(value):
         return MessageRef(channel_id=None, message_id=int(value))
     return None
-
-
-def inputs_hash(inputs: Iterable[SourcedText]) -> str:
-    """`texts_hash` of the inputs (a `RawText` is decoded for it: big inputs are hashed where they are
-    diagnosed, `bot.engine_jobs`)."""
-    return texts_hash((item.source, item.text) for item in inputs)
 
 
 def input_size(inputs: Iterable[SourcedText]) -> int:

@@ -111,16 +111,11 @@ class _Line:
     def text(self) -> str:
         """The words with a space where the image has a gap: a path cut into words by Tesseract
         (`C:\\Users\\` `たろう` `\\Desktop`) is one word on the screen."""
-        cells = sum(len(w.text) for w in self.words)
-        cell = sum(w.right - w.left for w in self.words) / max(cells, 1)
+        cell = self.cell
         out = self.words[0].text
         for before, word in zip(self.words, self.words[1:], strict=False):
             out += (" " if word.left - before.right > cell / 2 else "") + word.text
         return out
-
-    @property
-    def unsure(self) -> bool:
-        return any(w.confidence < _SURE for w in self.words)
 
     @property
     def left(self) -> int:

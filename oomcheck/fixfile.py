@@ -70,8 +70,6 @@ def _link_new(tmp: str, target: str) -> None:
     # check and the write for someone to plant a link in.
     try:
         os.link(tmp, target)
-    except FileExistsError:
-        raise
     except OSError as exc:
         if exc.errno not in _NO_HARD_LINKS:
             raise

@@ -8,13 +8,13 @@ from bot.inputs import (
     SourcedText,
     decode_text,
     gather_message,
-    inputs_hash,
     is_text_attachment,
     merge,
     parse_message_ref,
     select_from_history,
     strip_mentions,
 )
+from bot.textfile import texts_hash
 from tests.bot_fakes import FakeAttachment, FakeMessage
 
 CONFIG = InputKinds(config=True, log=False)
@@ -72,11 +72,11 @@ def test_decode_text_handles_bom_and_bad_bytes() -> None:
     assert decode_text("CUDA out of memory\r\n".encode("utf-16-le")) == "CUDA out of memory\n"
 
 
-def test_inputs_hash_depends_on_text_and_source() -> None:
-    a = (SourcedText("message", "x"),)
-    assert inputs_hash(a) == inputs_hash((SourcedText("message", "x"),))
-    assert inputs_hash(a) != inputs_hash((SourcedText("message", "y"),))
-    assert inputs_hash(a) != inputs_hash((SourcedText("log.txt", "x"),))
+def test_texts_hash_depends_on_text_and_source() -> None:
+    a = (("message", "x"),)
+    assert texts_hash(a) == texts_hash((("message", "x"),))
+    assert texts_hash(a) != texts_hash((("message", "y"),))
+    assert texts_hash(a) != texts_hash((("log.txt", "x"),))
 
 
 def test_history_merges_latest_config_and_log_of_one_author() -> None:

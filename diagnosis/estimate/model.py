@@ -15,7 +15,6 @@ from diagnosis.estimate.job import Job
 from diagnosis.record import Record
 
 GIB = float(1 << 30)
-PHASES = ("model_load", "quantize", "latent_caching", "sampling", "training_step")
 
 
 class Span(NamedTuple):

@@ -48,9 +48,6 @@ class Found:
     def __init__(self) -> None:
         self.kinds: dict[str, str] = {}
 
-    def add(self, secret: str, kind: str) -> None:
-        self.kinds.setdefault(fingerprint(secret), kind)
-
     def credentials(self) -> list[str]:
         """The kind of each distinct credential replaced (personal data such as paths left out)."""
         return [kind for kind in self.kinds.values() if kind not in PERSONAL_KINDS]
