@@ -28,6 +28,7 @@ from diagnosis.models import ConfigDoc, Finding, Intake, LadderStep, LogFacts, N
 from diagnosis.record import replace
 from diagnosis.report import Report
 from diagnosis.rules import Role, catalogue, ends_checklist, role, run_rules, spec, spec_of, with_role
+from diagnosis.rules.base import sizes_by_estimate
 from locales import DEFAULT_LANGUAGE, known_language
 
 _log = get_logger(__name__)
@@ -183,7 +184,7 @@ def _diagnose(
         # Sized by the memory estimate, which needs the model and the card; the config as the earlier
         # steps leave it is read only for a finding that the estimate can size.
         hook = spec(finding.rule_id).resize
-        if hook is None or facts.family is None or facts.params_b is None or facts.vram_gib is None:
+        if hook is None or not sizes_by_estimate(facts):
             return None
         return hook(facts, read_config_facts(edited))
 

@@ -164,8 +164,14 @@ class CardFit(Record):
     """A card's room for a cut: what it offers a process (GiB) and what an OOM message proves."""
 
     job: Job  # the case's job, as pasted
+    est: Estimate  # its estimate
     usable: float
     floor: Floor | None
+
+    @property
+    def seen(self) -> Estimate:
+        """The estimate, never below what the OOM message proves."""
+        return raised(self.est, self.floor)
 
 
 def card_fit(facts: Facts) -> CardFit | None:
@@ -179,10 +185,10 @@ def card_fit(facts: Facts) -> CardFit | None:
         return None
     seen = held_in(facts)
     if seen is None:
-        return CardFit(job, usable_gib(facts.vram_gib), None)
+        return CardFit(job, before, usable_gib(facts.vram_gib), None)
     held, total = seen
     usable = total if total is not None else usable_gib(facts.vram_gib)
-    return CardFit(job, usable, Floor(facts.phase.value, held, before))
+    return CardFit(job, before, usable, Floor(facts.phase.value, held, before))
 
 
 def largest_that_fits_on_card(
@@ -209,10 +215,7 @@ def over_on_card(facts: Facts) -> bool:
     """Whether the estimate says the case's job, as pasted, does not fit its card even at the low end
     of its range (or what an OOM message proves): False when the estimate cannot say."""
     card = card_fit(facts)
-    if card is None:
-        return False
-    est = estimate_of(card.job, facts.estimates)
-    return est is not None and fit(_cut_peak(raised(est, card.floor)), card.usable) is Fit.OVER
+    return card is not None and fit(_cut_peak(card.seen), card.usable) is Fit.OVER
 
 
 _LOAD_PHASES = ("model_load", "quantize")
@@ -223,10 +226,6 @@ def load_over_on_card(facts: Facts) -> bool:
     card even at the low end of its range: what no cut of the batch, the buckets or the frames lowers.
     False when it cannot say."""
     card = card_fit(facts)
-    if card is None:
-        return False
-    est = estimate_of(card.job, facts.estimates)
-    if est is None:
-        return False
-    totals = [p.total for p in raised(est, card.floor).phases if p.phase in _LOAD_PHASES]
-    return any(fit(total, card.usable) is Fit.OVER for total in totals)
+    return card is not None and any(
+        fit(p.total, card.usable) is Fit.OVER for p in card.seen.phases if p.phase in _LOAD_PHASES
+    )

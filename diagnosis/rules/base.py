@@ -252,6 +252,12 @@ def whole_config(f: Facts) -> bool:
     return f.config_parsed and f.config_shape != "fragment"
 
 
+def sizes_by_estimate(f: Facts) -> bool:
+    """Whether the memory estimate may be asked about this case: the model and the card are known,
+    and it is not one of the ladder's re-checks of a corrected config (`Facts.sizes_fixes`)."""
+    return f.sizes_fixes and f.family is not None and f.params_b is not None and f.vram_gib is not None
+
+
 def model_cut(
     f: Facts,
     at: Facts | None,
@@ -270,7 +276,7 @@ def model_cut(
     never loads it. `cut_only`: only the phases a cut changes must fit (the training step, latent
     caching), not the model's load, which no cut lowers."""
     values = list(candidates)
-    if not (values and f.sizes_fixes) or f.family is None or f.params_b is None or f.vram_gib is None:
+    if not (values and sizes_by_estimate(f)):
         return None
     from diagnosis.estimate.fit import largest_that_fits_on_card
 
@@ -281,7 +287,7 @@ def model_over(f: Facts) -> bool:
     """Whether the memory estimate says the job as pasted does not fit the card at all (a reason for a
     cutting rule to fire that its table alone misses: batch 4 is a safe start for FLUX.1 on 24 GB, not
     at 1536 px). False where `model_cut` would not ask (no family or card, the ladder's re-checks)."""
-    if not f.sizes_fixes or f.family is None or f.params_b is None or f.vram_gib is None:
+    if not sizes_by_estimate(f):
         return False
     from diagnosis.estimate.fit import over_on_card
 
@@ -291,7 +297,7 @@ def model_over(f: Facts) -> bool:
 def model_load_over(f: Facts) -> bool:
     """Whether the memory estimate says loading or quantizing the model as pasted does not fit the card
     even at the low end (what no cut lowers). False where `model_cut` would not ask."""
-    if not f.sizes_fixes or f.family is None or f.params_b is None or f.vram_gib is None:
+    if not sizes_by_estimate(f):
         return False
     from diagnosis.estimate.fit import load_over_on_card
 

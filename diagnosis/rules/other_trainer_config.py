@@ -42,7 +42,7 @@ def check_other_trainer(f: Facts) -> Finding | None:
 
 def heard_another_trainer(f: Facts) -> bool:
     """Whether the input is another trainer's config: asking for AI Toolkit's would not help."""
-    return not f.config_parsed and any(SPEC.heard(f, trainer) is not None for trainer in _TRAINERS)
+    return check_other_trainer(f) is not None
 
 
 SPEC = RuleSpec(
