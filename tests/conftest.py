@@ -24,3 +24,12 @@ def ocr_installed() -> None:
 
     if not ocr.available():
         pytest.skip("Tesseract with English and Japanese data (or pytesseract, Pillow) is not installed")
+
+
+@pytest.fixture
+def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot's own user, as discord.py sets it at login (the bot tests that build an OomBot)."""
+    from bot.app import OomBot
+    from tests.bot_fakes import BOT_ID, User
+
+    monkeypatch.setattr(OomBot, "user", property(lambda self: User(BOT_ID, bot=True)))

@@ -36,10 +36,8 @@ from tests.bot_fakes import (
     settings,
 )
 
-
-@pytest.fixture(autouse=True)
-def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(OomBot, "user", property(lambda self: User(BOT_ID, bot=True)))
+# The bot's own user, as discord.py sets it at login (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("bot_user")
 
 
 @pytest.fixture

@@ -13,14 +13,13 @@ from typing import Any
 import pytest
 
 from bot import engine_jobs
-from bot.app import OomBot
 from bot.diagnosis_port import DiagnosisEngine
 from bot.inputs import read_attachment
 from bot.store import STORED_TAIL_BYTES, stored_tail, unpack_inputs
 from bot.textfile import RawText, read_text, tail_bytes, texts_hash
 from bot.workers import ProcessWorkers, recv_job, send_job
 from diagnosis.scrub import scrub
-from tests.bot_fakes import BOT_ID, HELP, Channel, FakeAttachment, Message, PartialTarget, User, make_bot
+from tests.bot_fakes import HELP, Channel, FakeAttachment, Message, PartialTarget, User, make_bot
 
 SECRET = "hf_" + "AbCdEfGh12" * 3
 OOM = (
@@ -35,9 +34,8 @@ def progress_log(lines: int) -> str:
     return body + f"HF_TOKEN={SECRET}\n" + OOM
 
 
-@pytest.fixture(autouse=True)
-def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(OomBot, "user", property(lambda self: User(BOT_ID, bot=True)))
+# The bot's own user, as discord.py sets it at login (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("bot_user")
 
 
 async def test_a_big_attachment_is_kept_as_its_bytes_not_its_text() -> None:

@@ -12,10 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot.app import OomBot
 from diagnosis.report import Report
 from tests.bot_fakes import (
-    BOT_ID,
     CONFIG,
     HELP,
     LOG,
@@ -27,10 +25,8 @@ from tests.bot_fakes import (
     make_bot,
 )
 
-
-@pytest.fixture(autouse=True)
-def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(OomBot, "user", property(lambda self: User(BOT_ID, bot=True)))
+# The bot's own user, as discord.py sets it at login (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("bot_user")
 
 
 class GatedEngine(FakeEngine):

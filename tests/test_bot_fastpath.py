@@ -80,9 +80,8 @@ def _rows(path: Path, sql: str, *args: object) -> list[tuple[Any, ...]]:
         db.close()
 
 
-@pytest.fixture(autouse=True)
-def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(OomBot, "user", property(lambda self: User(BOT_ID, bot=True)))
+# The bot's own user, as discord.py sets it at login (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("bot_user")
 
 
 async def test_the_real_bot_keeps_any_chat_message_on_the_event_loop(tmp_path: Path) -> None:

@@ -22,7 +22,6 @@ from bot.workers import ProcessWorkers, WorkerLost
 from diagnosis.report import Report
 from diagnosis.screen import may_be_case
 from tests.bot_fakes import (
-    BOT_ID,
     CONFIG,
     HELP,
     LOG,
@@ -36,10 +35,8 @@ from tests.bot_fakes import (
 )
 from tests.worker_jobs import StuckEngine, crash, worker_pid
 
-
-@pytest.fixture(autouse=True)
-def bot_user(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(OomBot, "user", property(lambda self: User(BOT_ID, bot=True)))
+# The bot's own user, as discord.py sets it at login (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("bot_user")
 
 
 async def _worker_bot(tmp_path: Path, **overrides: Any) -> tuple[OomBot, ProcessWorkers]:

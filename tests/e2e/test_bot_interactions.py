@@ -39,7 +39,8 @@ async def test_s3_slash_with_binary_file_gets_a_note(fake: FakeDiscord, bot: Bot
     inter = await fake.slash_command(fake.alice, fake.general, "oom-check", files={"file": ("shot.png", PNG)})
     original = await fake.shown(inter)
     assert "shot.png" in fake.text_of(original)
-    # A PNG is downloaded only to be read as a screenshot, where Tesseract is installed.
+    # A PNG is downloaded only to be read as a screenshot, where Tesseract is installed; nothing else.
+    assert all(r.path.endswith(".png") for r in fake.calls("cdn"))
     if not ocr.available():
         assert fake.calls("cdn") == []
 

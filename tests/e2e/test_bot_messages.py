@@ -70,6 +70,7 @@ async def test_s2_binary_file_gets_a_note_and_no_crash(fake: FakeDiscord, bot: B
     # No binary file was downloaded: the type is checked before reading. A PNG is downloaded only to
     # be read as a screenshot, where Tesseract is installed (tests/e2e/test_bot_media.py).
     assert not [r for r in fake.calls("cdn") if r.path.endswith(".bin")]
+    assert all(r.path.endswith((".png", ".yaml", ".yml", ".txt", ".log", ".json")) for r in fake.calls("cdn"))
     if not ocr.available():
         assert not [r for r in fake.calls("cdn") if r.path.endswith(".png")]
 

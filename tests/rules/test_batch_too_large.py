@@ -45,6 +45,15 @@ def test_a_batch_the_estimate_says_cannot_train_goes_to_one(batch: int, buckets:
     assert found.params.get("over") is (True if batch == 4 else None)
 
 
+def test_the_cut_is_sized_by_the_training_step_when_the_load_is_the_peak() -> None:
+    # FLUX.1 on 24 GB without Low VRAM: loading the model is "too close to call" at any batch, so no
+    # batch fits the whole job with margin; the batch is sized by the training step alone (what a cut
+    # changes), and the step says the estimate chose it.
+    found = check("batch_too_large", facts(batch_size=6, buckets=[512, 768]))
+    assert found.params["new_batch_size"] == 1
+    assert found.params.get("sized") is True
+
+
 def test_the_estimate_fires_the_batch_rule_unless_the_log_places_the_crash() -> None:
     # With the OOM's phase known the log says where the memory went (here the preview): the table
     # decides as before. An OOM said in words ("I encounter CUDA out of memory") places nothing.

@@ -20,9 +20,12 @@ network_module = "networks.lora"
 gradient_checkpointing = true
 ```
 """
+# musubi-tuner's command lines carry sd-scripts' options too: the more specific trainer is named.
 MUSUBI = (
     "Training Wan 2.1 with it, it runs out of memory. My command:\n"
     "python wan_train_network.py --task t2v-14B --dit wan2.1_t2v_14B_bf16.safetensors --blocks_to_swap 20\n"
+    "  --network_module networks.lora_wan --network_dim 32\n"
+    "  --optimizer_type adamw8bit --max_train_epochs 16\n"
 )
 PIPE = "my diffusion-pipe config OOMs\n```\nmicro_batch_size_per_gpu = 4\npipeline_stages = 1\n```\n"
 
@@ -50,7 +53,7 @@ def test_another_trainers_config_is_named(text: str, trainer: str) -> None:
         "I moved from sd-scripts to AI Toolkit and get OOM at step 2",
         # An AI Toolkit config is the one to check, even beside a word of another trainer.
         shipped("train_lora_flux_24gb", ("batch_size: 1", "batch_size: 8"))
-        + "\n(train_batch_size = 2 worked in kohya)\n",
+        + "\nin kohya this worked:\ntrain_batch_size = 2\n",
     ],
 )
 def test_a_mention_of_another_trainer_is_not_its_config(text: str) -> None:
