@@ -343,7 +343,7 @@ def _fetch(url: str, cap: int, lang: str, err: TextIO) -> tuple[bytes, str] | No
 
     found = paste_links(url)
     if not found:
-        err.write(cli_message("bot.link.host", lang, url=url) + "\n")
+        err.write(cli_message("cli.link.host", lang, url=url) + "\n")
         return None
     link, raw = found[0]
     limits = FetchLimits(max_bytes=cap)
@@ -359,7 +359,7 @@ def _fetch(url: str, cap: int, lang: str, err: TextIO) -> tuple[bytes, str] | No
     data, refusal = asyncio.run(fetch())
     if data is None:
         mib = f"{cap / (1024 * 1024):.1f}".removesuffix(".0")
-        err.write(cli_message(f"bot.link.{refusal}", lang, url=url, limit_mib=mib) + "\n")
+        err.write(cli_message(f"cli.link.{refusal}", lang, url=url, limit_mib=mib) + "\n")
         return None
     return data, link_label(link)
 

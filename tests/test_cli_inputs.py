@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot import links, ocr
+from diagnosis.render import message
 from oomcheck.cli import EXIT_FINDINGS, EXIT_USAGE, main
 from tests.conftest import EXAMPLES
 from tests.pasteserver import PasteServer, serve
@@ -85,7 +86,8 @@ def test_a_link_is_read_only_with_fetch() -> None:
 def test_a_link_off_the_list_is_refused_even_with_fetch() -> None:
     code, _, err = run("check", "--fetch", "https://example.com/log.txt")
     assert code == EXIT_USAGE
-    assert "I only follow links to pastebin" in err
+    # Said for a terminal: what --fetch follows, and to pass the text as a file (not "attach it").
+    assert err.strip() == message("cli.link.host", "en", url="https://example.com/log.txt")
 
 
 async def test_a_pastebin_link_is_fetched_and_diagnosed(
@@ -123,5 +125,5 @@ async def test_a_refused_fetch_says_why(server: PasteServer, monkeypatch: pytest
     monkeypatch.setattr(links, "LinkFetcher", lambda limits: server.fetcher(limits))
     code, _, err = await asyncio.to_thread(run, "check", "--fetch", "https://pastebin.com/Ab12Cd34")
     assert code == EXIT_USAGE
-    assert "I only follow links" in err
+    assert err.strip() == message("cli.link.host", "en", url="https://pastebin.com/Ab12Cd34")
     assert server.requests == ["/raw/Ab12Cd34"]
