@@ -196,13 +196,19 @@ async def read_attachment(
         data = tail_bytes(whole, cap)  # the same bytes a streamed download keeps
     else:
         data, total = await fetch(attachment, cap)
-    # Decoding megabytes is CPU work that holds the interpreter lock: a big file is decoded by the
-    # worker that diagnoses it, never in the bot's process.
-    small = len(data) <= _DECODE_INLINE_BYTES
-    text: str | RawText = read_text(data, cap, total) if small else RawText(data, cap, total)
+    text = file_content(data, cap, total)
     if total <= cap:
         return Gathered((SourcedText(name, text),))
     return Gathered((SourcedText(name, text),), (IgnoredFile(name, "tail", total),))
+
+
+def file_content(data: bytes | bytearray, cap: int, total: int) -> str | RawText:
+    """A downloaded file as the engine will get it. Decoding megabytes is CPU work that holds the
+    interpreter lock: a big file is decoded by the worker that diagnoses it, never in the bot's
+    process; a small one is decoded here, which costs less than the trip."""
+    if len(data) <= _DECODE_INLINE_BYTES:
+        return read_text(data, cap, total)
+    return RawText(data, cap, total)
 
 
 def merge(*parts: Gathered) -> Gathered:

@@ -14,7 +14,7 @@ import discord
 
 from bot import ocr
 from bot.diagnosis_port import InputKinds
-from bot.inputs import Gathered, IgnoredFile, SourcedText, decode_text, merge
+from bot.inputs import Gathered, IgnoredFile, SourcedText, file_content, merge
 from bot.links import LinkFetcher, link_label, paste_links
 from diagnosis.decode import image_format
 from diagnosis.render.view import screenshot_source
@@ -86,6 +86,9 @@ async def gather_links(text: str, fetcher: LinkFetcher, screens: ScreenReader, *
             parts.append(await screens.read(label, got.data))
             continue
         parts.append(
-            Gathered((SourcedText(label, decode_text(got.data)),), (IgnoredFile(label, "link_read"),))
+            Gathered(
+                (SourcedText(label, file_content(got.data, cap, len(got.data))),),
+                (IgnoredFile(label, "link_read"),),
+            )
         )
     return merge(*parts)

@@ -191,3 +191,26 @@ async def test_a_slow_server_is_given_up_on(server: PasteServer) -> None:
     server.redirects["/raw/Slow"] = "/slow"
     fetcher = server.fetcher(FetchLimits(timeout_seconds=0.5))
     assert await fetch_one(fetcher, "https://pastebin.com/Slow") == (None, "timeout")
+
+
+async def test_a_big_paste_is_left_to_the_worker_to_decode(server: PasteServer) -> None:
+    # Like a big attachment, a big paste stays bytes in the bot's process (decoding megabytes holds the
+    # interpreter lock); a small one is text at once.
+    from bot.media import ScreenReader, gather_links
+    from bot.ocr import OcrLimits
+    from bot.textfile import RawText, as_text
+
+    log = ("step 1/3000 loss 0.12\n" * 10_000 + "CUDA out of memory\n").encode()
+    server.pages["/raw/Big12345"] = log
+    server.pages["/raw/Small123"] = b"CUDA out of memory\n"
+    screens = ScreenReader(OcrLimits(), lambda text: None, enabled=False)  # type: ignore[arg-type,return-value]
+    fetcher = server.fetcher()
+    try:
+        big = await gather_links("https://pastebin.com/Big12345", fetcher, screens, cap=8 << 20)
+        small = await gather_links("https://pastebin.com/Small123", fetcher, screens, cap=8 << 20)
+    finally:
+        await fetcher.close()
+    (item,) = big.inputs
+    assert isinstance(item.content, RawText) and as_text(item.content) == log.decode()
+    (text,) = small.inputs
+    assert text.content == "CUDA out of memory\n"
