@@ -223,20 +223,17 @@ def _valid_vram(value: float | None) -> bool:
     return value is None or (math.isfinite(value) and 0 < value <= MAX_GPU_VRAM_GIB)
 
 
-def _read_case(args: argparse.Namespace, lang: str, err: TextIO) -> tuple[list[bytes], list[str]] | None:
-    """Every path's bytes and its name as the reply quotes it, for `check` and `estimate`; None (said
-    on `err`) when --gpu-vram is not a size or a path cannot be read."""
+def _diagnosed(
+    args: argparse.Namespace, lang: str, err: TextIO, *, steps: int | None = 1
+) -> tuple[Report, list[bytes]] | None:
+    """The case of `check` and `estimate`, diagnosed, with every path's bytes; None (said on `err`)
+    when --gpu-vram is not a size or a path cannot be read."""
     if not _valid_vram(args.gpu_vram):
         err.write(cli_message("cli.bad_gpu_vram", lang, value=args.gpu_vram) + "\n")
         return None
-    return _read_inputs(args, DEFAULT_LIMITS.max_input_bytes, lang, err)
-
-
-def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    lang = _message_language(args.lang)
-    read = _read_case(args, lang, err)
+    read = _read_inputs(args, DEFAULT_LIMITS.max_input_bytes, lang, err)
     if read is None:
-        return EXIT_USAGE
+        return None
     texts, sources = read
 
     from diagnosis import diagnose
@@ -248,9 +245,18 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         default_language=lang,
         gpu_vram_gib=args.gpu_vram,
         sources=sources,
-        # The JSON lists every ladder step with its verification; the reply shows step 1.
-        steps=None if args.format == "json" else 1,
+        steps=steps,
     )
+    return report, texts
+
+
+def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    lang = _message_language(args.lang)
+    # The JSON lists every ladder step with its verification; the reply shows step 1.
+    case = _diagnosed(args, lang, err, steps=None if args.format == "json" else 1)
+    if case is None:
+        return EXIT_USAGE
+    report, texts = case
 
     fix = _plan_fix(args, texts, report, lang) if args.fix else None
     if args.format == "json":
@@ -276,15 +282,13 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """The memory estimate of a config: exit 0 when one was printed, 2 when none can be made."""
     lang = _message_language(args.lang)
-    read = _read_case(args, lang, err)
-    if read is None:
+    case = _diagnosed(args, lang, err)
+    if case is None:
         return EXIT_USAGE
-    texts, sources = read
+    report, _ = case
 
-    from diagnosis import diagnose
     from diagnosis.estimate.reply import reply_estimate
 
-    report: Report = diagnose(texts, gpu_vram_gib=args.gpu_vram, sources=sources, default_language=lang)
     estimate = reply_estimate(report)
     if estimate is None:
         from diagnosis.render.estimate_table import render_no_estimate
