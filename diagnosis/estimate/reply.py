@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from diagnosis.estimate.fit import Fit, Floor, fit, held_in, job_at, observed_floor, raised, usable_gib
-from diagnosis.estimate.job import Job, job_from_facts
+from diagnosis.estimate.fit import Fit, card_fit, fit, job_at, raised
+from diagnosis.estimate.job import Job
 from diagnosis.estimate.model import Estimate, PhaseEstimate, Span, estimate
 from diagnosis.facts import read_config_facts
 from diagnosis.ladder import with_edits
@@ -69,17 +69,12 @@ def reply_estimate(report: Report) -> ReplyEstimate | None:
     """The estimate for a reply, or None where it would mean nothing: no config read, the family or
     the card not known, a family the memory model does not hold, an OOM of system RAM."""
     facts = report.facts
-    if not facts.config_parsed or facts.vram_gib is None or facts.host_oom is not None:
+    card = card_fit(facts) if facts.config_parsed else None
+    if card is None or facts.vram_gib is None:
         return None
-    job = job_from_facts(facts)
-    est = estimate(job) if job is not None else None
-    if job is None or est is None:
-        return None
-    seen = held_in(facts)
-    held, total = seen if seen is not None else (None, None)
-    usable = total if total is not None else usable_gib(facts.vram_gib)
-    floor = None if held is None else Floor(facts.phase.value, held, est)
-    shown = est if held is None else observed_floor(est, facts.phase.value, held)
+    job, usable, floor = card.job, card.usable, card.floor
+    held = None if floor is None else floor.held
+    shown = card.seen
     peak = shown.peak
     steps: list[StepSaving] = []
     enough: int | None = None
